@@ -1,0 +1,100 @@
+namespace PriorityAsync;
+
+/// <summary>
+/// One priority lane of a <see cref="PriorityScheduler"/>. The lane is both a <see cref="System.Threading.SynchronizationContext"/>
+/// and a <see cref="System.Threading.Tasks.TaskScheduler"/>: code that runs in it and awaits comes back to it, so the
+/// priority flows through ordinary async methods.
+/// </summary>
+/// <remarks>
+/// <c>ConfigureAwait(false)</c> leaves the lane (and the scheduler): the continuation runs wherever the awaited
+/// operation completes, usually on the .NET thread pool. Use <see cref="PriorityScheduler.YieldTo(LanePriority)"/> to
+/// come back.
+/// </remarks>
+public sealed class Lane
+{
+    private readonly LaneSynchronizationContext _synchronizationContext;
+    private readonly LaneTaskScheduler _taskScheduler;
+    private long _dispatched;
+
+    internal Lane(PriorityScheduler scheduler, LaneOptions options, int rank)
+    {
+        Scheduler = scheduler;
+        Name = options.Name;
+        StarvationBound = options.StarvationBound;
+        Priority = LanePriority.FromRank(rank);
+        MoreUrgentMask = (1 << rank) - 1;
+        _synchronizationContext = new LaneSynchronizationContext(this);
+        _taskScheduler = new LaneTaskScheduler(this);
+        TaskFactory = new TaskFactory(CancellationToken.None, TaskCreationOptions.DenyChildAttach, TaskContinuationOptions.None, _taskScheduler);
+    }
+
+    /// <summary>Gets the scheduler that owns the lane.</summary>
+    public PriorityScheduler Scheduler { get; }
+
+    /// <summary>Gets the lane's name.</summary>
+    public string Name { get; }
+
+    /// <summary>Gets the lane's priority (its rank; 0 is the most urgent).</summary>
+    public LanePriority Priority { get; }
+
+    /// <summary>Gets how long an item may wait before it overtakes more urgent lanes, or <see langword="null"/> for never.</summary>
+    public TimeSpan? StarvationBound { get; }
+
+    /// <summary>Gets the lane's synchronization context: <see cref="System.Threading.SynchronizationContext.Post"/> queues into this lane.</summary>
+    public SynchronizationContext SynchronizationContext => _synchronizationContext;
+
+    /// <summary>Gets the lane's task scheduler: tasks started on it run in this lane.</summary>
+    public TaskScheduler TaskScheduler => _taskScheduler;
+
+    /// <summary>Gets a task factory whose tasks run in this lane.</summary>
+    public TaskFactory TaskFactory { get; }
+
+    /// <summary>Gets the number of items waiting in the lane.</summary>
+    public int QueueLength => Scheduler.GetQueueLength(this);
+
+    /// <summary>Gets the number of items the lane has run.</summary>
+    public long DispatchedCount => Volatile.Read(ref _dispatched);
+
+    /// <summary>Bit mask of the lanes more urgent than this one, matched against the scheduler's ready mask.</summary>
+    internal int MoreUrgentMask { get; }
+
+    /// <summary>Runs <paramref name="action"/> in this lane.</summary>
+    /// <param name="action">The work.</param>
+    /// <returns>A task that completes with the work.</returns>
+    public Task Run(Action action)
+    {
+        ArgumentNullException.ThrowIfNull(action);
+        return TaskFactory.StartNew(action);
+    }
+
+    /// <summary>Runs the asynchronous <paramref name="function"/> in this lane; its awaits come back to this lane.</summary>
+    /// <param name="function">The asynchronous work.</param>
+    /// <returns>A task that completes with the work.</returns>
+    public Task Run(Func<Task> function)
+    {
+        ArgumentNullException.ThrowIfNull(function);
+        return TaskFactory.StartNew(function).Unwrap();
+    }
+
+    /// <summary>Runs the asynchronous <paramref name="function"/> in this lane; its awaits come back to this lane.</summary>
+    /// <typeparam name="T">The result type.</typeparam>
+    /// <param name="function">The asynchronous work.</param>
+    /// <returns>A task that completes with the work's result.</returns>
+    public Task<T> Run<T>(Func<Task<T>> function)
+    {
+        ArgumentNullException.ThrowIfNull(function);
+        return TaskFactory.StartNew(function).Unwrap();
+    }
+
+    /// <summary>
+    /// Returns an awaitable that always yields and continues in this lane, from wherever the caller runs: another lane,
+    /// the thread pool after <c>ConfigureAwait(false)</c>, or another scheduler.
+    /// </summary>
+    /// <returns>The awaitable.</returns>
+    public LaneAwaitable SwitchTo() => new(this);
+
+    /// <inheritdoc />
+    public override string ToString() => $"{Name} (rank {Priority.Rank}) of {Scheduler.Name}";
+
+    internal void CountDispatched() => Interlocked.Increment(ref _dispatched);
+}

@@ -1,0 +1,133 @@
+using System.Runtime.ExceptionServices;
+
+namespace PriorityAsync;
+
+public sealed partial class PriorityAsyncContext
+{
+    private ExceptionDispatchInfo? _failure;
+    private bool _entryCompleted;
+    private bool _waiting;
+
+    /// <inheritdoc />
+    private protected override void OnWorkAvailableLocked()
+    {
+        if (_waiting)
+        {
+            Monitor.Pulse(Gate);
+        }
+    }
+
+    /// <inheritdoc />
+    private protected override void OnCallbackException(Lane lane, Exception exception) =>
+        _failure ??= ExceptionDispatchInfo.Capture(exception);
+
+    private Task RunToCompletion(LanePriority lane, Func<Task> start)
+    {
+        GetLane(lane);
+        lock (Gate)
+        {
+            if (Acceptance == AcceptanceState.Disposed)
+            {
+                throw new ObjectDisposedException(ToString(), $"{this} has been disposed.");
+            }
+
+            if (_started)
+            {
+                throw new InvalidOperationException($"{this} has already run an entry point; a context runs one. Create a new PriorityAsyncContext.");
+            }
+
+            _started = true;
+            _running = true;
+        }
+
+        var worker = new Worker(this);
+        try
+        {
+            using (EnterWorker(worker))
+            {
+                var entry = start();
+                entry.ContinueWith(
+                    static (_, state) => ((PriorityAsyncContext)state!).OnEntryCompleted(),
+                    this,
+                    CancellationToken.None,
+                    TaskContinuationOptions.ExecuteSynchronously,
+                    TaskScheduler.Default);
+                RunLoop(worker);
+                return entry;
+            }
+        }
+        finally
+        {
+            worker.Dispose();
+            bool dispose;
+            lock (Gate)
+            {
+                _running = false;
+                dispose = _disposeWhenDone;
+                Acceptance = dispose ? AcceptanceState.Disposed : AcceptanceState.Closed;
+            }
+
+            if (dispose)
+            {
+                StopOwnedTimers();
+            }
+        }
+    }
+
+    private void OnEntryCompleted()
+    {
+        lock (Gate)
+        {
+            _entryCompleted = true;
+            OnWorkAvailableLocked();
+        }
+    }
+
+    private void RunLoop(Worker worker)
+    {
+        while (true)
+        {
+            WorkItem item;
+            Lane lane;
+            var advanceClock = false;
+            lock (Gate)
+            {
+                while (!TryDequeueLocked(out item, out lane))
+                {
+                    if (_entryCompleted && OutstandingOperations == 0)
+                    {
+                        Acceptance = AcceptanceState.Closed;
+                        return;
+                    }
+
+                    if (_virtualClock?.NextTimerDue is not null)
+                    {
+                        advanceClock = true;
+                        break;
+                    }
+
+                    _waiting = true;
+                    Monitor.Wait(Gate);
+                    _waiting = false;
+                }
+            }
+
+            if (advanceClock)
+            {
+                _virtualClock!.TryAdvanceToNextTimer();
+                continue;
+            }
+
+            Execute(worker, lane, item);
+            if (_failure is { } failure)
+            {
+                lock (Gate)
+                {
+                    Acceptance = AcceptanceState.Closed;
+                }
+
+                failure.Throw();
+            }
+        }
+    }
+}

@@ -1,0 +1,108 @@
+using System.Diagnostics;
+
+namespace PriorityAsync;
+
+public abstract partial class PriorityScheduler
+{
+    /// <summary>
+    /// Gets whether the item running on the calling thread should yield: a more urgent lane of this scheduler has
+    /// ready work, or the slice has run longer than <see cref="YieldQuantum"/>. Two field reads, no lock, no clock.
+    /// Always <see langword="false"/> on a thread that is not running this scheduler's work.
+    /// </summary>
+    public bool ShouldYield
+    {
+        get
+        {
+            var worker = t_worker;
+            return worker is not null
+                && ReferenceEquals(worker.Scheduler, this)
+                && worker.CurrentLane is { } lane
+                && ((_readyMask & lane.MoreUrgentMask) != 0 || worker.QuantumExpired);
+        }
+    }
+
+    /// <summary>Reports an exception thrown by a posted callback (not a task) that ran in <paramref name="lane"/>.</summary>
+    private protected abstract void OnCallbackException(Lane lane, Exception exception);
+
+    /// <summary>Runs one dequeued item on the calling worker thread in its lane.</summary>
+    private protected void Execute(Worker worker, Lane lane, in WorkItem item)
+    {
+        var previousContext = SynchronizationContext.Current;
+        worker.CurrentLane = lane;
+        SynchronizationContext.SetSynchronizationContext(lane.SynchronizationContext);
+        var timed = StallThreshold is not null || PriorityAsyncMetrics.SliceDuration.Enabled || PriorityAsyncMetrics.WaitDuration.Enabled;
+        var start = timed ? _clock.GetTimestamp() : 0;
+        if (timed && item.EnqueuedAt != WorkItem.NoTimestamp && PriorityAsyncMetrics.WaitDuration.Enabled)
+        {
+            PriorityAsyncMetrics.WaitDuration.Record(_clock.GetElapsedTime(item.EnqueuedAt, start).TotalSeconds, PriorityAsyncMetrics.Tags(lane));
+        }
+
+        worker.BeginSlice();
+        try
+        {
+            switch (item.Callback)
+            {
+                case Task task:
+                    ((LaneTaskScheduler)lane.TaskScheduler).RunTask(task);
+                    break;
+                case Action action:
+                    action();
+                    break;
+                case SendOrPostCallback callback:
+                    callback(item.State);
+                    break;
+                case TimerCallback timerCallback:
+                    timerCallback(item.State);
+                    break;
+                default:
+                    throw new UnreachableException($"Unknown work item type {item.Callback.GetType()}.");
+            }
+        }
+        catch (Exception ex)
+        {
+            OnCallbackException(lane, ex);
+        }
+        finally
+        {
+            worker.EndSlice();
+            lane.CountDispatched();
+            if (timed)
+            {
+                EndTimedSlice(lane, _clock.GetElapsedTime(start));
+            }
+
+            if (PriorityAsyncMetrics.Dispatched.Enabled)
+            {
+                PriorityAsyncMetrics.Dispatched.Add(1, PriorityAsyncMetrics.Tags(lane));
+            }
+
+            worker.CurrentLane = null;
+            SynchronizationContext.SetSynchronizationContext(previousContext);
+        }
+    }
+
+    private void EndTimedSlice(Lane lane, TimeSpan duration)
+    {
+        if (PriorityAsyncMetrics.SliceDuration.Enabled)
+        {
+            PriorityAsyncMetrics.SliceDuration.Record(duration.TotalSeconds, PriorityAsyncMetrics.Tags(lane));
+        }
+
+        if (StallThreshold is { } threshold && duration >= threshold)
+        {
+            if (PriorityAsyncMetrics.Stalls.Enabled)
+            {
+                PriorityAsyncMetrics.Stalls.Add(1, PriorityAsyncMetrics.Tags(lane));
+            }
+
+            try
+            {
+                StallDetected?.Invoke(this, new StallDetectedEventArgs(lane, duration));
+            }
+            catch (Exception ex)
+            {
+                OnCallbackException(lane, ex);
+            }
+        }
+    }
+}

@@ -1,0 +1,90 @@
+namespace PriorityAsync;
+
+public abstract partial class PriorityScheduler
+{
+    [ThreadStatic]
+    private static Worker? t_worker;
+
+    /// <summary>Gets whether the calling thread is running this scheduler's work.</summary>
+    internal bool IsWorkerThread => ReferenceEquals(t_worker?.Scheduler, this);
+
+    /// <summary>Gets the lane the calling thread is running for this scheduler, or <see langword="null"/>.</summary>
+    internal Lane? CurrentLaneOnThisThread
+    {
+        get
+        {
+            var worker = t_worker;
+            return worker is not null && ReferenceEquals(worker.Scheduler, this) ? worker.CurrentLane : null;
+        }
+    }
+
+    /// <summary>Gets the worker of the calling thread, whatever scheduler it belongs to.</summary>
+    private protected static Worker? CurrentWorker => t_worker;
+
+    /// <summary>Makes the calling thread a worker of this scheduler until the returned scope is disposed.</summary>
+    private protected WorkerScope EnterWorker(Worker worker)
+    {
+        var previous = t_worker;
+        t_worker = worker;
+        return new WorkerScope(previous);
+    }
+
+    /// <summary>The per-thread state of a thread that runs a scheduler's items.</summary>
+    private protected sealed class Worker
+    {
+        private ITimer? _quantumTimer;
+        private long _slice;
+        private long _armedSlice;
+        private volatile bool _quantumExpired;
+
+        public Worker(PriorityScheduler scheduler)
+        {
+            Scheduler = scheduler;
+        }
+
+        public PriorityScheduler Scheduler { get; }
+
+        /// <summary>Gets or sets the lane of the item running on this worker, or <see langword="null"/> between items.</summary>
+        public Lane? CurrentLane { get; set; }
+
+        public bool QuantumExpired => _quantumExpired;
+
+        public void BeginSlice()
+        {
+            _slice++;
+            if (Scheduler.YieldQuantum is { } quantum)
+            {
+                _quantumTimer ??= Scheduler._clock.CreateTimer(static s => ((Worker)s!).OnQuantumElapsed(), this, Timeout.InfiniteTimeSpan, Timeout.InfiniteTimeSpan);
+                Volatile.Write(ref _armedSlice, _slice);
+                _quantumTimer.Change(quantum, Timeout.InfiniteTimeSpan);
+            }
+        }
+
+        public void EndSlice()
+        {
+            if (_quantumTimer is not null)
+            {
+                Volatile.Write(ref _armedSlice, 0);
+                _quantumTimer.Change(Timeout.InfiniteTimeSpan, Timeout.InfiniteTimeSpan);
+            }
+
+            _quantumExpired = false;
+        }
+
+        public void Dispose() => _quantumTimer?.Dispose();
+
+        private void OnQuantumElapsed()
+        {
+            if (Volatile.Read(ref _armedSlice) == Volatile.Read(ref _slice))
+            {
+                _quantumExpired = true;
+            }
+        }
+    }
+
+    /// <summary>Restores the previous worker of a thread.</summary>
+    private protected readonly struct WorkerScope(Worker? previous) : IDisposable
+    {
+        public void Dispose() => t_worker = previous;
+    }
+}

@@ -1,0 +1,127 @@
+namespace PriorityAsync;
+
+/// <summary>
+/// A scheduler with ordered priority lanes. It always runs the oldest ready item of the most urgent non-empty lane
+/// (unless a lane's starvation bound says otherwise); each <see cref="Lane"/> is a synchronization context and a task
+/// scheduler, so awaiting code keeps its lane.
+/// </summary>
+/// <remarks>
+/// Two implementations: <see cref="PriorityAsyncContext"/> runs everything on one thread (the WinForms and asyncio
+/// model, with optional virtual time); <see cref="PriorityTaskScheduler"/> runs lanes on several workers.
+/// </remarks>
+public abstract partial class PriorityScheduler
+{
+    private static int s_instanceCount;
+
+    private readonly Lane[] _lanes;
+    private readonly Dictionary<string, Lane> _lanesByName;
+    private readonly TimeProvider _clock;
+    private readonly LaneTimeProvider _timeProvider;
+    private readonly DedicatedTimerTimeProvider? _ownedTimerThread;
+
+    private protected PriorityScheduler(PrioritySchedulerOptions? options, string defaultNamePrefix)
+    {
+        options ??= new PrioritySchedulerOptions();
+        options.Validate();
+        Name = string.IsNullOrWhiteSpace(options.Name)
+            ? $"{defaultNamePrefix}-{Interlocked.Increment(ref s_instanceCount)}"
+            : options.Name;
+        YieldQuantum = options.YieldQuantum;
+        StallThreshold = options.StallThreshold;
+
+        _lanes = new Lane[options.Lanes.Count];
+        _queues = new Queue<WorkItem>[_lanes.Length];
+        _lanesByName = new Dictionary<string, Lane>(StringComparer.Ordinal);
+        for (var rank = 0; rank < _lanes.Length; rank++)
+        {
+            var lane = new Lane(this, options.Lanes[rank], rank);
+            _lanes[rank] = lane;
+            _queues[rank] = new Queue<WorkItem>();
+            _lanesByName.Add(lane.Name, lane);
+            _hasStarvationBounds |= lane.StarvationBound is not null;
+        }
+
+        Lanes = Array.AsReadOnly(_lanes);
+        if (options.TimeProvider is null)
+        {
+            _ownedTimerThread = new DedicatedTimerTimeProvider(Name);
+            _clock = _ownedTimerThread;
+        }
+        else
+        {
+            _clock = options.TimeProvider;
+        }
+
+        _timeProvider = new LaneTimeProvider(this, _clock);
+    }
+
+    /// <summary>Raised on the worker thread after a slice held its thread for at least <see cref="StallThreshold"/>. Keep handlers short.</summary>
+    public event EventHandler<StallDetectedEventArgs>? StallDetected;
+
+    /// <summary>Gets the scheduler's name.</summary>
+    public string Name { get; }
+
+    /// <summary>Gets the lanes, most urgent first; a lane's index is its rank.</summary>
+    public IReadOnlyList<Lane> Lanes { get; }
+
+    /// <summary>
+    /// Gets the scheduler's clock. Its timers fire on the scheduler's own threads, in the lane that was current when
+    /// the timer was created (the most urgent lane when created elsewhere), so
+    /// <c>await Task.Delay(delay, scheduler.TimeProvider)</c> in the lease lane completes on time even when the .NET
+    /// thread pool is starved.
+    /// </summary>
+    public TimeProvider TimeProvider => _timeProvider;
+
+    /// <summary>Gets the slice length after which <see cref="ShouldYield"/> turns true, or <see langword="null"/>.</summary>
+    public TimeSpan? YieldQuantum { get; }
+
+    /// <summary>Gets the slice length from which a slice counts as a stall, or <see langword="null"/>.</summary>
+    public TimeSpan? StallThreshold { get; }
+
+    /// <summary>Gets how many timer firings arrived after the scheduler stopped accepting work and could not run.</summary>
+    public long RejectedTimerCallbackCount => Interlocked.Read(ref _rejectedTimerCallbacks);
+
+    /// <summary>Gets the largest number of items this scheduler runs at once.</summary>
+    internal abstract int MaximumConcurrencyLevel { get; }
+
+    /// <summary>Gets the clock behind <see cref="TimeProvider"/>, whose timers run their callbacks directly.</summary>
+    private protected TimeProvider Clock => _clock;
+
+    /// <summary>Gets the lane with the given priority.</summary>
+    /// <param name="priority">The lane's priority.</param>
+    /// <returns>The lane.</returns>
+    /// <exception cref="ArgumentOutOfRangeException">The scheduler has no lane of that rank.</exception>
+    public Lane this[LanePriority priority] => GetLane(priority);
+
+    /// <summary>Gets the lane with the given priority.</summary>
+    /// <param name="priority">The lane's priority.</param>
+    /// <returns>The lane.</returns>
+    /// <exception cref="ArgumentOutOfRangeException">The scheduler has no lane of that rank.</exception>
+    public Lane GetLane(LanePriority priority)
+    {
+        if ((uint)priority.Rank >= (uint)_lanes.Length)
+        {
+            throw new ArgumentOutOfRangeException(nameof(priority), priority, $"The scheduler '{Name}' has {_lanes.Length} lane(s); the rank must be below {_lanes.Length}.");
+        }
+
+        return _lanes[priority.Rank];
+    }
+
+    /// <summary>Gets the lane with the given name.</summary>
+    /// <param name="name">The lane's name.</param>
+    /// <returns>The lane.</returns>
+    /// <exception cref="ArgumentException">The scheduler has no lane of that name.</exception>
+    public Lane GetLane(string name)
+    {
+        ArgumentNullException.ThrowIfNull(name);
+        return _lanesByName.TryGetValue(name, out var lane)
+            ? lane
+            : throw new ArgumentException($"The scheduler '{Name}' has no lane named '{name}'; its lanes are {string.Join(", ", _lanes.Select(l => l.Name))}.", nameof(name));
+    }
+
+    /// <inheritdoc />
+    public override string ToString() => $"{GetType().Name} '{Name}'";
+
+    /// <summary>Stops the dedicated timer thread, if the scheduler owns one.</summary>
+    private protected void StopOwnedTimers() => _ownedTimerThread?.Dispose();
+}

@@ -1,0 +1,138 @@
+namespace PriorityAsync;
+
+public sealed partial class PriorityTaskScheduler
+{
+    /// <inheritdoc />
+    private protected override void OnWorkAvailableLocked()
+    {
+        if (Mode == PriorityWorkerMode.DedicatedThreads)
+        {
+            if (_idleWorkers > 0)
+            {
+                Monitor.Pulse(Gate);
+            }
+        }
+        else if (_activeRunners < WorkerCount)
+        {
+            _activeRunners++;
+            ThreadPool.UnsafeQueueUserWorkItem(static s => ((PriorityTaskScheduler)s!).ThreadPoolRunner(), this);
+        }
+    }
+
+    private void DedicatedWorkerLoop()
+    {
+        var worker = new Worker(this);
+        using (EnterWorker(worker))
+        {
+            while (true)
+            {
+                WorkItem item;
+                Lane lane;
+                lock (Gate)
+                {
+                    while (!TryDequeueLocked(out item, out lane))
+                    {
+                        if (Acceptance != AcceptanceState.Open && _busyWorkers == 0)
+                        {
+                            Monitor.PulseAll(Gate);
+                            var last = ++_exitedWorkers == WorkerCount && TryMarkFinishedLocked();
+                            worker.Dispose();
+                            if (last)
+                            {
+                                Finish();
+                            }
+
+                            return;
+                        }
+
+                        _idleWorkers++;
+                        Monitor.Wait(Gate);
+                        _idleWorkers--;
+                    }
+
+                    _busyWorkers++;
+                }
+
+                Execute(worker, lane, item);
+                lock (Gate)
+                {
+                    _busyWorkers--;
+                    if (_busyWorkers == 0 && Acceptance != AcceptanceState.Open)
+                    {
+                        Monitor.PulseAll(Gate);
+                    }
+                }
+            }
+        }
+    }
+
+    private void ThreadPoolRunner()
+    {
+        Worker worker;
+        lock (Gate)
+        {
+            worker = _spareWorkers.Count > 0 ? _spareWorkers.Pop() : new Worker(this);
+        }
+
+        var finish = false;
+        using (EnterWorker(worker))
+        {
+            while (true)
+            {
+                WorkItem item;
+                Lane lane;
+                lock (Gate)
+                {
+                    if (!TryDequeueLocked(out item, out lane))
+                    {
+                        _activeRunners--;
+                        _spareWorkers.Push(worker);
+                        finish = Acceptance != AcceptanceState.Open && _activeRunners == 0 && TryMarkFinishedLocked();
+                        break;
+                    }
+                }
+
+                Execute(worker, lane, item);
+            }
+        }
+
+        if (finish)
+        {
+            Finish();
+        }
+    }
+
+    private bool TryMarkFinishedLocked()
+    {
+        if (_finished)
+        {
+            return false;
+        }
+
+        _finished = true;
+        Acceptance = _disposeRequested ? AcceptanceState.Disposed : AcceptanceState.Closed;
+        return true;
+    }
+
+    /// <summary>Stops the timer thread and completes <see cref="Completion"/>. Runs once, outside the lock.</summary>
+    private void Finish()
+    {
+        StopOwnedTimers();
+        lock (Gate)
+        {
+            while (_spareWorkers.Count > 0)
+            {
+                _spareWorkers.Pop().Dispose();
+            }
+        }
+
+        if (_exceptions.IsEmpty)
+        {
+            _completion.TrySetResult();
+        }
+        else
+        {
+            _completion.TrySetException(_exceptions);
+        }
+    }
+}

@@ -1,0 +1,114 @@
+using System.Diagnostics;
+
+namespace PriorityAsync;
+
+/// <summary>
+/// Real time whose timers fire on one dedicated thread instead of the .NET thread pool, so they stay punctual when
+/// the pool is starved. Callbacks must be short: a <see cref="PriorityScheduler"/> only enqueues work from them.
+/// </summary>
+internal sealed partial class DedicatedTimerTimeProvider : TimeProvider, IDisposable
+{
+    private readonly object _gate = new();
+    private readonly PriorityQueue<Timer, (long Due, long Sequence)> _timers = new();
+    private readonly Thread _thread;
+    private long _sequence;
+    private bool _disposed;
+
+    public DedicatedTimerTimeProvider(string name)
+    {
+        _thread = new Thread(Loop)
+        {
+            IsBackground = true,
+            Name = $"{name} timers",
+        };
+        _thread.Start();
+    }
+
+    public override ITimer CreateTimer(TimerCallback callback, object? state, TimeSpan dueTime, TimeSpan period)
+    {
+        ArgumentNullException.ThrowIfNull(callback);
+        var timer = new Timer(this, callback, state);
+        timer.Change(dueTime, period);
+        return timer;
+    }
+
+    public void Dispose()
+    {
+        lock (_gate)
+        {
+            _disposed = true;
+            Monitor.PulseAll(_gate);
+        }
+
+        if (Thread.CurrentThread != _thread)
+        {
+            _thread.Join();
+        }
+    }
+
+    private long ArmLocked(Timer timer, long due)
+    {
+        var sequence = ++_sequence;
+        _timers.Enqueue(timer, (due, sequence));
+        if (_timers.TryPeek(out var first, out _) && ReferenceEquals(first, timer))
+        {
+            Monitor.Pulse(_gate);
+        }
+
+        return sequence;
+    }
+
+    private void Loop()
+    {
+        while (true)
+        {
+            Timer timer;
+            lock (_gate)
+            {
+                while (true)
+                {
+                    if (_disposed)
+                    {
+                        return;
+                    }
+
+                    if (!TryPeekArmed(out timer!, out var due))
+                    {
+                        Monitor.Wait(_gate);
+                        continue;
+                    }
+
+                    var wait = Stopwatch.GetElapsedTime(Stopwatch.GetTimestamp(), due);
+                    if (wait > TimeSpan.Zero)
+                    {
+                        Monitor.Wait(_gate, wait < TimeSpan.FromMilliseconds(1) ? TimeSpan.FromMilliseconds(1) : wait);
+                        continue;
+                    }
+
+                    _timers.Dequeue();
+                    timer.OnDequeuedLocked(Stopwatch.GetTimestamp());
+                    break;
+                }
+            }
+
+            timer.Fire();
+        }
+    }
+
+    private bool TryPeekArmed(out Timer timer, out long due)
+    {
+        while (_timers.TryPeek(out timer!, out var priority))
+        {
+            if (timer.IsArmedFor(priority.Sequence))
+            {
+                due = priority.Due;
+                return true;
+            }
+
+            _timers.Dequeue();
+        }
+
+        due = 0;
+        return false;
+    }
+}
