@@ -1,0 +1,123 @@
+namespace PriorityAsync.Tests.Scheduling;
+
+public class PriorityAsyncContextFlowTests
+{
+    [Fact]
+    public void Lane_FlowsThroughNestedAsyncMethods_DelaysAndTasksCompletedElsewhere()
+    {
+        var seen = new List<string?>();
+        PriorityAsyncContext.Run(async () =>
+        {
+            await PriorityScheduler.YieldTo(LanePriority.Processing);
+            seen.Add(PriorityScheduler.CurrentLane?.Name);
+            await OuterAsync();
+            seen.Add(PriorityScheduler.CurrentLane?.Name);
+        });
+
+        seen.Should().Equal("Processing", "Processing", "Processing", "Processing", "Processing");
+
+        async Task OuterAsync()
+        {
+            await InnerAsync();
+            seen.Add(PriorityScheduler.CurrentLane?.Name);
+        }
+
+        async Task InnerAsync()
+        {
+            await Task.Delay(1);
+            seen.Add(PriorityScheduler.CurrentLane?.Name);
+            await Task.Run(() => Thread.Sleep(1));
+            seen.Add(PriorityScheduler.CurrentLane?.Name);
+        }
+    }
+
+    [Fact]
+    public void YieldTo_SwitchesLanes_AndLaterAwaitsStayInTheNewLane()
+    {
+        var seen = new List<string?>();
+        PriorityAsyncContext.Run(async () =>
+        {
+            seen.Add(PriorityScheduler.CurrentLane?.Name);
+            await PriorityScheduler.YieldTo(LanePriority.Receive);
+            seen.Add(PriorityScheduler.CurrentLane?.Name);
+            await Task.Yield();
+            seen.Add(PriorityScheduler.CurrentLane?.Name);
+            await PriorityScheduler.YieldTo(LanePriority.Lease);
+            seen.Add(PriorityScheduler.CurrentLane?.Name);
+        });
+
+        seen.Should().Equal("Lease", "Receive", "Receive", "Lease");
+    }
+
+    [Fact]
+    public void ConfigureAwaitFalse_LeavesTheScheduler_AndSwitchToComesBack()
+    {
+        var callingThread = Environment.CurrentManagedThreadId;
+        string? laneAfterLeaving = "unset";
+        string? laneAfterComingBack = null;
+        var threadAfterComingBack = 0;
+
+        PriorityAsyncContext.Run(async () =>
+        {
+            var processing = PriorityScheduler.Current!.GetLane(LanePriority.Processing);
+            await Task.Delay(1).ConfigureAwait(false);
+            laneAfterLeaving = PriorityScheduler.CurrentLane?.Name;
+            await processing.SwitchTo();
+            laneAfterComingBack = PriorityScheduler.CurrentLane?.Name;
+            threadAfterComingBack = Environment.CurrentManagedThreadId;
+        });
+
+        laneAfterLeaving.Should().BeNull();
+        laneAfterComingBack.Should().Be("Processing");
+        threadAfterComingBack.Should().Be(callingThread);
+    }
+
+    [Fact]
+    public void YieldTo_OutsideAScheduler_ThrowsSayingHowToStartOne()
+    {
+        var yieldOutside = () => PriorityScheduler.YieldTo(LanePriority.Lease);
+        var yieldIfNeededOutside = () => PriorityScheduler.YieldIfNeeded();
+
+        yieldOutside.Should().Throw<InvalidOperationException>().WithMessage("*PriorityAsyncContext.Run*");
+        yieldIfNeededOutside.Should().Throw<InvalidOperationException>().WithMessage("*YieldIfNeeded*");
+    }
+
+    [Fact]
+    public void YieldTo_ALaneTheSchedulerDoesNotHave_ThrowsArgumentOutOfRange()
+    {
+        var act = () => PriorityAsyncContext.Run(async () => await PriorityScheduler.YieldTo(LanePriority.FromRank(5)));
+
+        act.Should().Throw<ArgumentOutOfRangeException>().WithParameterName("priority");
+    }
+
+    [Fact]
+    public void AsyncVoidMethods_AreWaitedFor()
+    {
+        var finished = false;
+        PriorityAsyncContext.Run(() =>
+        {
+            FireAndForget();
+            return Task.CompletedTask;
+        });
+
+        finished.Should().BeTrue();
+
+        async void FireAndForget()
+        {
+            await Task.Delay(10);
+            finished = true;
+        }
+    }
+
+    [Fact]
+    public void Run_ReturnsTheEntryPointsResult()
+    {
+        var result = PriorityAsyncContext.Run(async () =>
+        {
+            await Task.Yield();
+            return 42;
+        });
+
+        result.Should().Be(42);
+    }
+}
