@@ -1,0 +1,36 @@
+using PriorityAsync.Tests.Support;
+
+namespace PriorityAsync.Tests.Scheduling;
+
+[CollectionDefinition(nameof(ThreadPoolStarvationTests), DisableParallelization = true)]
+public class ThreadPoolStarvationCollection
+{
+}
+
+/// <summary>Starves the process's thread pool, so it runs alone (no other test runs in parallel).</summary>
+[Collection(nameof(ThreadPoolStarvationTests))]
+public class ThreadPoolStarvationTests
+{
+    [Fact]
+    public void LeaseLaneTimer_FiresAndRuns_WhileTheThreadPoolIsStarved_ButAPlainDelayDoesNot()
+    {
+        using var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = 2 });
+        using var leaseRan = new ManualResetEventSlim();
+        using var plainDelayRan = new ManualResetEventSlim();
+
+        using (ThreadPoolStarvation.Begin())
+        {
+            scheduler.GetLane(LanePriority.Lease).Run(async () =>
+            {
+                await Task.Delay(TimeSpan.FromMilliseconds(50), PriorityScheduler.Current!.TimeProvider);
+                leaseRan.Set();
+            });
+            _ = Task.Delay(50).ContinueWith(_ => plainDelayRan.Set(), TaskScheduler.Default);
+
+            leaseRan.Wait(TimeSpan.FromSeconds(30)).Should().BeTrue("the lease lane has its own timer thread and workers");
+            plainDelayRan.Wait(TimeSpan.FromMilliseconds(500)).Should().BeFalse("the plain delay needs a thread-pool thread, and none is free");
+        }
+
+        plainDelayRan.Wait(TimeSpan.FromSeconds(60)).Should().BeTrue("the plain delay runs once the pool recovers");
+    }
+}

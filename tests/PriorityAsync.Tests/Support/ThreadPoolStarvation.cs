@@ -1,0 +1,47 @@
+namespace PriorityAsync.Tests.Support;
+
+/// <summary>Caps the thread pool just above its current size and blocks every pool thread until disposed.</summary>
+internal sealed class ThreadPoolStarvation : IDisposable
+{
+    private readonly ManualResetEventSlim _release = new();
+    private readonly CountdownEvent _blockersDone;
+    private readonly int _maxWorkers;
+    private readonly int _maxIo;
+
+    private ThreadPoolStarvation()
+    {
+        ThreadPool.GetMaxThreads(out _maxWorkers, out _maxIo);
+        ThreadPool.GetMinThreads(out var minWorkers, out var minIo);
+        // Room for a few threads beyond those that exist (some may be held by the test runner), and no more.
+        var cap = Math.Max(minWorkers, ThreadPool.ThreadCount + 2);
+        ThreadPool.SetMaxThreads(cap, Math.Max(minIo, 1)).Should().BeTrue();
+
+        // More blockers than threads can exist: every pool thread ends up blocked and the rest wait in the queue.
+        var blockers = cap + 16;
+        _blockersDone = new CountdownEvent(blockers);
+        using var oneStarted = new ManualResetEventSlim();
+        for (var i = 0; i < blockers; i++)
+        {
+            ThreadPool.UnsafeQueueUserWorkItem(_ =>
+            {
+                oneStarted.Set();
+                _release.Wait();
+                _blockersDone.Signal();
+            }, null);
+        }
+
+        oneStarted.Wait(TimeSpan.FromSeconds(30)).Should().BeTrue("a blocker starts on the pool");
+        ThreadPool.PendingWorkItemCount.Should().BePositive("blockers are left waiting: every pool thread is taken");
+    }
+
+    public static ThreadPoolStarvation Begin() => new();
+
+    public void Dispose()
+    {
+        _release.Set();
+        _blockersDone.Wait(TimeSpan.FromSeconds(60));
+        ThreadPool.SetMaxThreads(_maxWorkers, _maxIo);
+        _release.Dispose();
+        _blockersDone.Dispose();
+    }
+}
