@@ -1,0 +1,53 @@
+namespace PriorityAsync.Tests.Time;
+
+public class LaneTimeProviderTests
+{
+    [Fact]
+    public void TimerCallback_RunsInTheLaneThatCreatedTheTimer()
+    {
+        var clock = new VirtualTimeProvider();
+        var lanes = new List<string?>();
+
+        PriorityAsyncContext.Run(async () =>
+        {
+            var scheduler = PriorityScheduler.Current!;
+            await PriorityScheduler.YieldTo(LanePriority.Receive);
+            using var timer = scheduler.TimeProvider.CreateTimer(_ => lanes.Add(PriorityScheduler.CurrentLane?.Name), null, TimeSpan.FromSeconds(1), Timeout.InfiniteTimeSpan);
+            await Task.Delay(TimeSpan.FromSeconds(2), scheduler.TimeProvider);
+        }, new PrioritySchedulerOptions { TimeProvider = clock });
+
+        lanes.Should().Equal("Receive");
+    }
+
+    [Fact]
+    public void TimerFiringAfterTheRun_IsCountedAsRejected_NotRunAndNotThrown()
+    {
+        var clock = new VirtualTimeProvider();
+        using var context = new PriorityAsyncContext(new PrioritySchedulerOptions { TimeProvider = clock });
+        var fired = false;
+        ITimer? timer = null;
+        context.Execute(() =>
+        {
+            timer = context.TimeProvider.CreateTimer(_ => fired = true, null, TimeSpan.FromSeconds(5), Timeout.InfiniteTimeSpan);
+            return Task.CompletedTask;
+        });
+
+        clock.Advance(TimeSpan.FromSeconds(5));
+
+        fired.Should().BeFalse();
+        context.RejectedTimerCallbackCount.Should().Be(1);
+        timer!.Dispose();
+    }
+
+    [Fact]
+    public void Time_ComesFromTheSchedulersClock()
+    {
+        var clock = new VirtualTimeProvider(new DateTimeOffset(2030, 1, 1, 0, 0, 0, TimeSpan.Zero));
+        using var context = new PriorityAsyncContext(new PrioritySchedulerOptions { TimeProvider = clock });
+        clock.Advance(TimeSpan.FromMinutes(3));
+
+        context.TimeProvider.GetUtcNow().Should().Be(clock.GetUtcNow());
+        context.TimeProvider.GetTimestamp().Should().Be(clock.GetTimestamp());
+        context.TimeProvider.TimestampFrequency.Should().Be(clock.TimestampFrequency);
+    }
+}
