@@ -19,10 +19,9 @@ internal sealed class LaneTaskScheduler : TaskScheduler
     protected override bool TryExecuteTaskInline(Task task, bool taskWasPreviouslyQueued)
     {
         // Inline only on this scheduler's thread and only from the same lane: inlining from another lane would
-        // run the task at the wrong priority.
-        return !taskWasPreviouslyQueued
-            && ReferenceEquals(Lane.Scheduler.CurrentLaneOnThisThread, Lane)
-            && TryExecuteTask(task);
+        // run the task at the wrong priority. A task inlined after it was queued stays in the queue; when its turn
+        // comes, TryExecuteTask sees it has already run and does nothing.
+        return ReferenceEquals(Lane.Scheduler.CurrentLaneOnThisThread, Lane) && TryExecuteTask(task);
     }
 
     protected override IEnumerable<Task>? GetScheduledTasks() => Lane.Scheduler.GetScheduledTasks(Lane);

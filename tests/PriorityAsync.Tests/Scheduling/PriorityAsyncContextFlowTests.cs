@@ -120,4 +120,17 @@ public class PriorityAsyncContextFlowTests
 
         result.Should().Be(42);
     }
+
+    [Fact]
+    public void BlockingWaitOnATaskQueuedInTheSameLane_InlinesIt_InsteadOfDeadlocking()
+    {
+        var result = PriorityAsyncContext.Run(() =>
+        {
+            var lane = PriorityScheduler.CurrentLane!;
+            var queued = lane.TaskFactory.StartNew(() => 21 * 2);
+            return Task.FromResult(queued.Result);
+        });
+
+        result.Should().Be(42);
+    }
 }
