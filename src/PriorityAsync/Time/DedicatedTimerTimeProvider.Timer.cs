@@ -37,7 +37,7 @@ internal sealed partial class DedicatedTimerTimeProvider
                 _periodTimestamp = period == Timeout.InfiniteTimeSpan || period == TimeSpan.Zero ? 0 : ToTimestamp(period);
                 _armedSequence = dueTime == Timeout.InfiniteTimeSpan
                     ? 0
-                    : _owner.ArmLocked(this, Stopwatch.GetTimestamp() + ToTimestamp(dueTime));
+                    : _owner.ArmLocked(this, SaturatingAdd(Stopwatch.GetTimestamp(), ToTimestamp(dueTime)));
                 return true;
             }
         }
@@ -64,7 +64,9 @@ internal sealed partial class DedicatedTimerTimeProvider
             return ValueTask.CompletedTask;
         }
 
-        private static long ToTimestamp(TimeSpan span) => (long)(span.Ticks * ((double)Stopwatch.Frequency / TimeSpan.TicksPerSecond));
+        private static long ToTimestamp(TimeSpan span) => (long)Math.Min(span.Ticks * ((double)Stopwatch.Frequency / TimeSpan.TicksPerSecond), long.MaxValue / 2);
+
+        private static long SaturatingAdd(long a, long b) => b > long.MaxValue - a ? long.MaxValue : a + b;
 
         private static void ThrowIfInvalid(TimeSpan value, string name)
         {

@@ -8,6 +8,12 @@ namespace PriorityAsync;
 /// </summary>
 internal sealed partial class DedicatedTimerTimeProvider : TimeProvider, IDisposable
 {
+    /// <summary>The shortest sleep: Monitor.Wait rounds to milliseconds.</summary>
+    private static readonly TimeSpan MinimumWait = TimeSpan.FromMilliseconds(1);
+
+    /// <summary>The longest sleep between checks; far-off timers are re-checked rather than waited for in one go.</summary>
+    private static readonly TimeSpan MaximumWait = TimeSpan.FromHours(1);
+
     private readonly object _gate = new();
     private readonly PriorityQueue<Timer, (long Due, long Sequence)> _timers = new();
     private readonly Thread _thread;
@@ -81,7 +87,7 @@ internal sealed partial class DedicatedTimerTimeProvider : TimeProvider, IDispos
                     var wait = Stopwatch.GetElapsedTime(Stopwatch.GetTimestamp(), due);
                     if (wait > TimeSpan.Zero)
                     {
-                        Monitor.Wait(_gate, wait < TimeSpan.FromMilliseconds(1) ? TimeSpan.FromMilliseconds(1) : wait);
+                        Monitor.Wait(_gate, TimeSpan.FromTicks(Math.Clamp(wait.Ticks, MinimumWait.Ticks, MaximumWait.Ticks)));
                         continue;
                     }
 

@@ -36,7 +36,7 @@ public sealed partial class VirtualTimeProvider
                 _periodTicks = period == Timeout.InfiniteTimeSpan ? 0 : period.Ticks;
                 _armedSequence = dueTime == Timeout.InfiniteTimeSpan
                     ? 0
-                    : _owner.ArmLocked(this, _owner._nowTicks + dueTime.Ticks);
+                    : _owner.ArmLocked(this, dueTime.Ticks > long.MaxValue - _owner._nowTicks ? long.MaxValue : _owner._nowTicks + dueTime.Ticks);
                 return true;
             }
         }

@@ -50,4 +50,20 @@ public class LaneTimeProviderTests
         context.TimeProvider.GetTimestamp().Should().Be(clock.GetTimestamp());
         context.TimeProvider.TimestampFrequency.Should().Be(clock.TimestampFrequency);
     }
+
+    [Fact]
+    public async Task DedicatedTimerThread_SurvivesFarOffTimers_AndStillFiresNearOnes()
+    {
+        await using var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = 1 });
+        using var farOff = scheduler.TimeProvider.CreateTimer(_ => { }, null, TimeSpan.FromDays(400), Timeout.InfiniteTimeSpan);
+        using var almostForever = scheduler.TimeProvider.CreateTimer(_ => { }, null, TimeSpan.MaxValue, Timeout.InfiniteTimeSpan);
+
+        var lane = await scheduler.GetLane(LanePriority.Processing).Run(async () =>
+        {
+            await Task.Delay(TimeSpan.FromMilliseconds(10), scheduler.TimeProvider);
+            return PriorityScheduler.CurrentLane!.Name;
+        }).WaitAsync(TimeSpan.FromSeconds(30));
+
+        lane.Should().Be("Processing");
+    }
 }
