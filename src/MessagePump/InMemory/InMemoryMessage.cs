@@ -3,12 +3,11 @@ namespace PriorityAsync.Messaging;
 /// <summary>One delivery of a message of an <see cref="InMemoryQueue"/>, holding its lock token.</summary>
 public sealed class InMemoryMessage : ILeasedMessage
 {
-    private readonly InMemoryQueue _queue;
     private long _lockedUntilTicks;
 
     internal InMemoryMessage(InMemoryQueue queue, InMemoryQueue.Entry entry, Guid lockToken, int deliveryCount, DateTimeOffset lockedUntil)
     {
-        _queue = queue;
+        Queue = queue;
         MessageId = entry.MessageId;
         Body = entry.Body;
         LockToken = lockToken;
@@ -31,26 +30,25 @@ public sealed class InMemoryMessage : ILeasedMessage
     /// <inheritdoc />
     public DateTimeOffset LockedUntil => new(Volatile.Read(ref _lockedUntilTicks), TimeSpan.Zero);
 
-    /// <inheritdoc />
-    public async Task<DateTimeOffset> RenewLockAsync(CancellationToken cancellationToken = default)
-    {
-        var lockedUntil = await _queue.RenewAsync(LockToken, cancellationToken).ConfigureAwait(false);
-        Volatile.Write(ref _lockedUntilTicks, lockedUntil.UtcTicks);
-        return lockedUntil;
-    }
+    internal InMemoryQueue Queue { get; }
 
     /// <inheritdoc />
-    public Task CompleteAsync(CancellationToken cancellationToken = default) => _queue.CompleteAsync(LockToken, cancellationToken);
+    public Task<DateTimeOffset> RenewLockAsync(CancellationToken cancellationToken = default) => Queue.RenewAsync(this, cancellationToken);
 
     /// <inheritdoc />
-    public Task AbandonAsync(CancellationToken cancellationToken = default) => _queue.AbandonAsync(LockToken, cancellationToken);
+    public Task CompleteAsync(CancellationToken cancellationToken = default) => Queue.CompleteAsync(LockToken, cancellationToken);
+
+    /// <inheritdoc />
+    public Task AbandonAsync(CancellationToken cancellationToken = default) => Queue.AbandonAsync(LockToken, cancellationToken);
 
     /// <inheritdoc />
     public Task DeadLetterAsync(string reason, CancellationToken cancellationToken = default)
     {
         ArgumentException.ThrowIfNullOrWhiteSpace(reason);
-        return _queue.DeadLetterAsync(LockToken, reason, cancellationToken);
+        return Queue.DeadLetterAsync(LockToken, reason, cancellationToken);
     }
+
+    internal void SetLockedUntil(DateTimeOffset lockedUntil) => Volatile.Write(ref _lockedUntilTicks, lockedUntil.UtcTicks);
 
     /// <inheritdoc />
     public override string ToString() => $"{MessageId} (delivery {DeliveryCount}, lock {LockToken})";

@@ -2,24 +2,33 @@ namespace PriorityAsync.Messaging;
 
 public sealed partial class InMemoryQueue
 {
-    internal async Task<DateTimeOffset> RenewAsync(Guid lockToken, CancellationToken cancellationToken)
+    internal Task<DateTimeOffset> RenewAsync(InMemoryMessage message, CancellationToken cancellationToken) =>
+        AfterLatency(static m => m.Queue.Renew(m), message, cancellationToken);
+
+    internal Task CompleteAsync(Guid lockToken, CancellationToken cancellationToken) =>
+        AfterLatency(static a => a.Queue.Complete(a.LockToken), (Queue: this, LockToken: lockToken), cancellationToken);
+
+    internal Task AbandonAsync(Guid lockToken, CancellationToken cancellationToken) =>
+        AfterLatency(static a => a.Queue.Abandon(a.LockToken), (Queue: this, LockToken: lockToken), cancellationToken);
+
+    internal Task DeadLetterAsync(Guid lockToken, string reason, CancellationToken cancellationToken) =>
+        AfterLatency(static a => a.Queue.DeadLetter(a.LockToken, a.Reason), (Queue: this, LockToken: lockToken, Reason: reason), cancellationToken);
+
+    private DateTimeOffset Renew(InMemoryMessage message)
     {
-        await DelayAsync(cancellationToken).ConfigureAwait(false);
-        cancellationToken.ThrowIfCancellationRequested();
         lock (_gate)
         {
             ThrowIfInjectedFault(_options.RenewFailureRate, "renew");
-            var entry = TakeValidLockLocked(lockToken, "renew");
+            var entry = TakeValidLockLocked(message.LockToken, "renew");
             entry.LockedUntil = TimeProvider.GetUtcNow() + _options.LockDuration;
+            message.SetLockedUntil(entry.LockedUntil);
             _renewals++;
             return entry.LockedUntil;
         }
     }
 
-    internal async Task CompleteAsync(Guid lockToken, CancellationToken cancellationToken)
+    private bool Complete(Guid lockToken)
     {
-        await DelayAsync(cancellationToken).ConfigureAwait(false);
-        cancellationToken.ThrowIfCancellationRequested();
         lock (_gate)
         {
             ThrowIfInjectedFault(_options.CompleteFailureRate, "complete");
@@ -27,31 +36,30 @@ public sealed partial class InMemoryQueue
             _locked.Remove(lockToken);
             entry.LockToken = Guid.Empty;
             _completed++;
+            return true;
         }
     }
 
-    internal async Task AbandonAsync(Guid lockToken, CancellationToken cancellationToken)
+    private bool Abandon(Guid lockToken)
     {
-        await DelayAsync(cancellationToken).ConfigureAwait(false);
-        cancellationToken.ThrowIfCancellationRequested();
         lock (_gate)
         {
             var entry = TakeValidLockLocked(lockToken, "abandon");
             _abandoned++;
             ReleaseLocked(entry);
+            return true;
         }
     }
 
-    internal async Task DeadLetterAsync(Guid lockToken, string reason, CancellationToken cancellationToken)
+    private bool DeadLetter(Guid lockToken, string reason)
     {
-        await DelayAsync(cancellationToken).ConfigureAwait(false);
-        cancellationToken.ThrowIfCancellationRequested();
         lock (_gate)
         {
             var entry = TakeValidLockLocked(lockToken, "dead-letter");
             _locked.Remove(lockToken);
             entry.LockToken = Guid.Empty;
             _deadLetters.Add(new DeadLetteredMessage(entry.MessageId, reason, entry.DeliveryCount));
+            return true;
         }
     }
 

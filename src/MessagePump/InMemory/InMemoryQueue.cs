@@ -70,10 +70,11 @@ public sealed partial class InMemoryQueue : IMessageSource
     }
 
     /// <inheritdoc />
-    public async Task<ILeasedMessage?> ReceiveAsync(CancellationToken cancellationToken = default)
+    public Task<ILeasedMessage?> ReceiveAsync(CancellationToken cancellationToken = default) =>
+        AfterLatency(static q => q.Receive(), this, cancellationToken);
+
+    private ILeasedMessage? Receive()
     {
-        await DelayAsync(cancellationToken).ConfigureAwait(false);
-        cancellationToken.ThrowIfCancellationRequested();
         lock (_gate)
         {
             var now = TimeProvider.GetUtcNow();
@@ -138,8 +139,42 @@ public sealed partial class InMemoryQueue : IMessageSource
     /// <inheritdoc />
     public override string ToString() => $"InMemoryQueue '{Name}'";
 
-    private Task DelayAsync(CancellationToken cancellationToken) =>
-        _options.Latency > TimeSpan.Zero ? Task.Delay(_options.Latency, TimeProvider, cancellationToken) : Task.CompletedTask;
+    /// <summary>
+    /// Runs <paramref name="operation"/> after the configured latency, on the thread that fires the latency timer (a
+    /// continuation that runs synchronously), so that the broker never hops to the thread pool: on a virtual clock
+    /// everything stays on the thread that advances it, and the caller's await resumes on its own context.
+    /// </summary>
+    private Task<TResult> AfterLatency<TState, TResult>(Func<TState, TResult> operation, TState state, CancellationToken cancellationToken)
+    {
+        if (_options.Latency <= TimeSpan.Zero)
+        {
+            if (cancellationToken.IsCancellationRequested)
+            {
+                return Task.FromCanceled<TResult>(cancellationToken);
+            }
+
+            try
+            {
+                return Task.FromResult(operation(state));
+            }
+            catch (Exception ex)
+            {
+                return Task.FromException<TResult>(ex);
+            }
+        }
+
+        return Task.Delay(_options.Latency, TimeProvider, cancellationToken).ContinueWith(
+            static (delay, s) =>
+            {
+                delay.GetAwaiter().GetResult();
+                var (run, runState) = ((Func<TState, TResult>, TState))s!;
+                return run(runState);
+            },
+            (operation, state),
+            CancellationToken.None,
+            TaskContinuationOptions.ExecuteSynchronously | TaskContinuationOptions.DenyChildAttach,
+            TaskScheduler.Default);
+    }
 
     /// <summary>Releases every lock that has expired at <paramref name="now"/>.</summary>
     private void ExpireLocksLocked(DateTimeOffset now)
