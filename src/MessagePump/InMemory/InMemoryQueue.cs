@@ -140,19 +140,19 @@ public sealed partial class InMemoryQueue : IMessageSource
     public override string ToString() => $"InMemoryQueue '{Name}'";
 
     /// <summary>
-    /// Runs <paramref name="operation"/> after the configured latency, on the thread that fires the latency timer (a
-    /// continuation that runs synchronously), so that the broker never hops to the thread pool: on a virtual clock
-    /// everything stays on the thread that advances it, and the caller's await resumes on its own context.
+    /// Runs <paramref name="operation"/> after the configured latency, inside the callback of a timer of the broker's
+    /// clock, and completes the returned task there: the caller's await resumes on its own context, and nothing hops to
+    /// the thread pool (which would let a virtual clock run ahead of the work).
     /// </summary>
     private Task<TResult> AfterLatency<TState, TResult>(Func<TState, TResult> operation, TState state, CancellationToken cancellationToken)
     {
+        if (cancellationToken.IsCancellationRequested)
+        {
+            return Task.FromCanceled<TResult>(cancellationToken);
+        }
+
         if (_options.Latency <= TimeSpan.Zero)
         {
-            if (cancellationToken.IsCancellationRequested)
-            {
-                return Task.FromCanceled<TResult>(cancellationToken);
-            }
-
             try
             {
                 return Task.FromResult(operation(state));
@@ -163,17 +163,7 @@ public sealed partial class InMemoryQueue : IMessageSource
             }
         }
 
-        return Task.Delay(_options.Latency, TimeProvider, cancellationToken).ContinueWith(
-            static (delay, s) =>
-            {
-                delay.GetAwaiter().GetResult();
-                var (run, runState) = ((Func<TState, TResult>, TState))s!;
-                return run(runState);
-            },
-            (operation, state),
-            CancellationToken.None,
-            TaskContinuationOptions.ExecuteSynchronously | TaskContinuationOptions.DenyChildAttach,
-            TaskScheduler.Default);
+        return new LatentOperation<TState, TResult>(operation, state, TimeProvider, _options.Latency, cancellationToken).Task;
     }
 
     /// <summary>Releases every lock that has expired at <paramref name="now"/>.</summary>

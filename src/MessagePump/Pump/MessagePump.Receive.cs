@@ -1,3 +1,5 @@
+using System.Runtime.CompilerServices;
+
 namespace PriorityAsync.Messaging;
 
 public sealed partial class MessagePump
@@ -90,8 +92,12 @@ public sealed partial class MessagePump
         _ = ProcessingLane.Run(() => ProcessAsync(context));
     }
 
-    /// <summary>Waits on the pump's clock, in the current lane; returns early and quietly when <paramref name="cancellationToken"/> fires.</summary>
-    private Task PauseAsync(TimeSpan delay, CancellationToken cancellationToken) =>
+    /// <summary>
+    /// Waits on the pump's clock and resumes in the current lane; returns early and quietly when
+    /// <paramref name="cancellationToken"/> fires. The continuation is posted to the lane by the thread that completes
+    /// the delay (no hop through the thread pool, which would let a virtual clock run ahead of it).
+    /// </summary>
+    private ConfiguredTaskAwaitable PauseAsync(TimeSpan delay, CancellationToken cancellationToken) =>
         Task.Delay(delay, TimeProvider, cancellationToken)
-            .ContinueWith(static _ => { }, CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
+            .ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing | ConfigureAwaitOptions.ContinueOnCapturedContext);
 }
