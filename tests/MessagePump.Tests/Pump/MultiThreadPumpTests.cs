@@ -56,6 +56,8 @@ public class MultiThreadPumpTests
         var broker = queue.GetStatistics();
         broker.Should().BeEquivalentTo(new { Received = messages, Completed = messages, InFlight = 0, Available = 0 });
         broker.ShouldBeConsistent();
+        stats.ShouldBeConsistent();
+        stats.ShouldMatch(broker);
     }
 
     [Fact]

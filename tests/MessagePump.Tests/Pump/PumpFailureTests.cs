@@ -55,6 +55,8 @@ public class PumpFailureTests(ITestOutputHelper output)
         });
         broker.Should().BeEquivalentTo(new { stats!.Received, stats.Completed, stats.Abandoned, DeadLettered = 1, MaxDeliveryDeadLettered = 1, LeasesLost = 0 });
         broker.ShouldBeConsistent();
+        stats.ShouldBeConsistent();
+        stats.ShouldMatch(broker);
         queue.GetDeadLetters().Should().Equal(new DeadLetteredMessage("m0", InMemoryQueue.MaxDeliveryCountExceededReason, 3));
         handled.Should().OnlyHaveUniqueItems().And.HaveCount(messages - 1);
     }
@@ -73,6 +75,8 @@ public class PumpFailureTests(ITestOutputHelper output)
         stats.Should().BeEquivalentTo(new { Received = messages, Completed = messages, Abandoned = 0 });
         broker.Should().BeEquivalentTo(new { Received = messages, Completed = messages, LeasesLost = 0, LeaseLostErrors = 0, InFlight = 0 });
         broker.ShouldBeConsistent();
+        stats.ShouldBeConsistent();
+        stats.ShouldMatch(broker);
         handlerRuns.Should().Be(messages);
         logger.Entries.Count(e => e.EventId.Id == 21).Should().Be((int)stats.TransientRetries);
     }
@@ -167,6 +171,8 @@ public class PumpFailureTests(ITestOutputHelper output)
         stats!.TransientRetries.Should().BePositive();
         broker.Should().BeEquivalentTo(new { Received = 2, LeasesLost = 2, Completed = 0, MaxDeliveryDeadLettered = 1, InFlight = 0 });
         broker.ShouldBeConsistent();
+        stats.ShouldBeConsistent();
+        stats.ShouldMatch(broker);
     }
 
     [Fact]
@@ -198,5 +204,7 @@ public class PumpFailureTests(ITestOutputHelper output)
         stats.Should().BeEquivalentTo(new { Received = 1, DeadLettered = 1, Completed = 0, Abandoned = 0 });
         queue.GetDeadLetters().Should().Equal(new DeadLetteredMessage("m1", "poison", 1));
         queue.GetStatistics().Should().BeEquivalentTo(new { LeaseLostErrors = 0, InFlight = 0 });
+        stats!.ShouldBeConsistent();
+        stats.ShouldMatch(queue.GetStatistics());
     }
 }

@@ -27,6 +27,8 @@ public class PumpStopTests
         var broker = queue.GetStatistics();
         broker.Should().BeEquivalentTo(new { Completed = 3, InFlight = 0, Available = 7, LeasesLost = 0 });
         broker.ShouldBeConsistent();
+        stats!.ShouldBeConsistent();
+        stats.ShouldMatch(broker);
     }
 
     [Fact]
@@ -62,6 +64,8 @@ public class PumpStopTests
         var broker = queue.GetStatistics();
         broker.Should().BeEquivalentTo(new { Abandoned = 3, Completed = 0, InFlight = 0, Available = 10, LeaseLostErrors = 0 });
         broker.ShouldBeConsistent();
+        stats!.ShouldBeConsistent();
+        stats.ShouldMatch(broker);
     }
 
     [Fact]

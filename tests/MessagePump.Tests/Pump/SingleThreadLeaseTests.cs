@@ -56,6 +56,8 @@ public class SingleThreadLeaseTests(ITestOutputHelper output)
         stats.Should().BeEquivalentTo(new { Received = Messages, Completed = Messages, Abandoned = 0, InFlight = 0 });
         stats.Renewals.Should().Be(broker.Renewals).And.BePositive("each message outlives its first lock");
         stats.PeakInFlight.Should().BeInRange(2, maxInFlight, "receive runs only on idle CPU: two half-CPU messages keep the thread busy");
+        stats.ShouldBeConsistent();
+        stats.ShouldMatch(broker);
         spy!.ReceivesWhileUrgentWorkReady.Should().Be(0, "receive runs only when no lease or processing work is ready");
         spy.ReceivesOverCapacity.Should().Be(0);
     }
@@ -128,6 +130,8 @@ public class SingleThreadLeaseTests(ITestOutputHelper output)
         var broker = queue.GetStatistics();
         broker.Should().BeEquivalentTo(new { Completed = 1, LeasesLost = 1, LeaseLostErrors = 1, Redelivered = 1 });
         broker.ShouldBeConsistent();
+        stats!.ShouldBeConsistent();
+        stats.ShouldMatch(broker);
     }
 
     private static InMemoryQueue CreateQueue(VirtualTimeProvider clock)
