@@ -29,7 +29,7 @@ public sealed class SeedConsumer
     {
         await _ordering.EnterAsync(ConsumerRole.Receive);
         var settings = _run.Settings;
-        var random = new Random(settings.Seed);
+        var random = ScenarioRandom.ForReceive(settings.Seed);
         var work = new List<Task>();
         while (_run.Queue.HasMessages)
         {
@@ -74,7 +74,7 @@ public sealed class SeedConsumer
     {
         await _ordering.EnterAsync(ConsumerRole.Processing);
         var settings = _run.Settings;
-        var random = new Random(unchecked((settings.Seed * 1_000_003) + message.Id));
+        var random = ScenarioRandom.ForMessage(settings.Seed, message.Id);
         for (var loop = 0; loop < settings.Loops; loop++)
         {
             if (message.IsFinished)
@@ -90,6 +90,5 @@ public sealed class SeedConsumer
         _run.Tracker.Complete(message);
     }
 
-    private TimeSpan Jitter(TimeSpan nominal, Random random) =>
-        nominal * (1 + (((random.NextDouble() * 2) - 1) * _run.Settings.IoJitter));
+    private TimeSpan Jitter(TimeSpan nominal, Random random) => ScenarioRandom.Jitter(nominal, _run.Settings.IoJitter, random);
 }

@@ -9,6 +9,7 @@ public static class StrategyCatalog
         new FifoStrategy(),
         new SeedYieldStrategy(),
         new PriorityStrategy(),
+        new PumpStrategy(),
     ];
 
     /// <summary>Finds a strategy by name (case-insensitive).</summary>

@@ -181,6 +181,49 @@ public sealed class ScenarioTracker
         return true;
     }
 
+    /// <summary>
+    /// Records a renewal that a broker has judged (used by the pump strategy): measures its lateness, and renews the
+    /// message when <paramref name="renewed"/> or ends it as lost when not.
+    /// </summary>
+    /// <param name="message">The message.</param>
+    /// <param name="renewed">Whether the broker accepted the renewal.</param>
+    public void RecordBrokerRenewal(SimulatedMessage message, bool renewed)
+    {
+        ArgumentNullException.ThrowIfNull(message);
+        if (message.IsFinished)
+        {
+            return;
+        }
+
+        var now = _clock.Now;
+        var lateness = now - message.LastRenewedAt - _renewInterval;
+        lock (_gate)
+        {
+            if (lateness > _maxLateness)
+            {
+                _maxLateness = lateness;
+            }
+        }
+
+        if (renewed)
+        {
+            message.Renew(now);
+        }
+        else
+        {
+            Finish(message, MessageStatus.Lost, now);
+        }
+    }
+
+    /// <summary>Ends <paramref name="message"/> with the outcome a broker reported (used by the pump strategy).</summary>
+    /// <param name="message">The message.</param>
+    /// <param name="status">Done or lost.</param>
+    public void RecordBrokerOutcome(SimulatedMessage message, MessageStatus status)
+    {
+        ArgumentNullException.ThrowIfNull(message);
+        Finish(message, status, _clock.Now);
+    }
+
     /// <summary>Completes <paramref name="message"/>; a completion more than the lease duration after the last renewal finds it lost.</summary>
     /// <param name="message">The processed message.</param>
     public void Complete(SimulatedMessage message)

@@ -10,7 +10,7 @@ public static class OptionParser
     public const string Usage = """
         Usage: LeaseSimulation [options]
           --context single-thread|thread-pool|starved-pool|all   (default: all)
-          --strategy fifo|seed-yield|priority|pump|all            (default: all available)
+          --strategy fifo|seed-yield|priority|pump|all            (default: all)
           --clock virtual|real          (default: virtual on single-thread, real elsewhere; virtual needs single-thread)
           --time-scale F                real-clock scale, 0.01 turns 1000 ms into 10 ms (default 0.02)
           --messages N                  messages in the queue (default 100, plus a 3x row for priority)

@@ -17,10 +17,12 @@ public sealed class ScaledRealTimeTests
         CpuTime = TimeSpan.FromMilliseconds(100),
     };
 
-    [Fact]
-    public void Priority_OnStarvedPool_LosesNothing()
+    [Theory]
+    [InlineData("priority")]
+    [InlineData("pump")]
+    public void PriorityStrategies_OnStarvedPool_LoseNothing(string strategy)
     {
-        var result = SimulationRunner.Run(Small(ContextKind.StarvedPool), new PriorityStrategy());
+        var result = SimulationRunner.Run(Small(ContextKind.StarvedPool), StrategyCatalog.Get(strategy));
 
         result.Lost.Should().Be(0);
         result.Completed.Should().Be(20);

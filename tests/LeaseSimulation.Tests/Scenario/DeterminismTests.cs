@@ -7,6 +7,7 @@ public sealed class DeterminismTests
     [InlineData("fifo")]
     [InlineData("seed-yield")]
     [InlineData("priority")]
+    [InlineData("pump")]
     public void TwoRuns_GiveIdenticalResultsAndTimelines(string strategy)
     {
         var first = SeedScale.RunVirtual(strategy, 1000);

@@ -21,39 +21,47 @@ public sealed class SingleThreadVirtualTimeTests
     }
 
     [Theory]
-    [InlineData(100)]
-    [InlineData(1000)]
-    public void Priority_LosesNothing(int cpuMs)
+    [InlineData("priority", 100)]
+    [InlineData("priority", 1000)]
+    [InlineData("pump", 100)]
+    [InlineData("pump", 1000)]
+    public void PriorityStrategies_LoseNothing(string strategy, int cpuMs)
     {
-        var result = SeedScale.RunVirtual("priority", cpuMs);
+        var result = SeedScale.RunVirtual(strategy, cpuMs);
 
         result.Lost.Should().Be(0);
         result.Completed.Should().Be(100);
     }
 
-    [Fact]
-    public void Priority_Cpu1000_FinishesWithinFivePercentOfTheCpuLimit()
+    [Theory]
+    [InlineData("priority")]
+    [InlineData("pump")]
+    public void PriorityStrategies_Cpu1000_FinishWithinFivePercentOfTheCpuLimit(string strategy)
     {
-        var result = SeedScale.RunVirtual("priority", 1000);
+        var result = SeedScale.RunVirtual(strategy, 1000);
 
         result.CpuLimitSeconds.Should().Be(2000);
         result.TotalSeconds.Should().BeInRange(2000, 2000 * 1.05);
     }
 
-    [Fact]
-    public void Priority_RenewsEveryLeaseWithinOneCpuOperation()
+    [Theory]
+    [InlineData("priority")]
+    [InlineData("pump")]
+    public void PriorityStrategies_RenewEveryLeaseWithinOneCpuOperation(string strategy)
     {
-        var result = SeedScale.RunVirtual("priority", 1000);
+        var result = SeedScale.RunVirtual(strategy, 1000);
 
         result.MaxLeaseLatenessMs.Should().BeLessThanOrEqualTo(1000);
     }
 
     [Theory]
-    [InlineData(100)]
-    [InlineData(1000)]
-    public void Priority_ThreeTimesTheMessages_LosesNothing(int cpuMs)
+    [InlineData("priority", 100)]
+    [InlineData("priority", 1000)]
+    [InlineData("pump", 100)]
+    [InlineData("pump", 1000)]
+    public void PriorityStrategies_ThreeTimesTheMessages_LoseNothing(string strategy, int cpuMs)
     {
-        var result = SeedScale.RunVirtual("priority", cpuMs, messages: 300);
+        var result = SeedScale.RunVirtual(strategy, cpuMs, messages: 300);
 
         result.Lost.Should().Be(0);
         result.Completed.Should().Be(300);
