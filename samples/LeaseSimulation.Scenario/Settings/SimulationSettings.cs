@@ -92,14 +92,17 @@ public sealed record SimulationSettings
     public TimeSpan? Deadline { get; init; }
 
     /// <summary>
-    /// Gets the deadline in force: <see cref="Deadline"/>, or 600 s plus twice the CPU work per thread (the CPU limit,
+    /// Gets the deadline in force: <see cref="Deadline"/>, or 600 s plus the CPU work per thread (the CPU limit,
     /// divided by <see cref="Threads"/> outside the single-thread context).
     /// </summary>
     public TimeSpan EffectiveDeadline => Deadline ?? DefaultDeadline;
 
-    /// <summary>Gets the default deadline: 600 s plus twice the CPU work per thread.</summary>
+    /// <summary>
+    /// Gets the default deadline: 600 s plus the CPU work per thread, well beyond what a consumer that keeps its
+    /// leases needs (about the CPU work per thread) and short enough to end runs that crawl.
+    /// </summary>
     public TimeSpan DefaultDeadline =>
-        TimeSpan.FromSeconds(600) + (CpuLimit * 2 / (Context == ContextKind.SingleThread ? 1 : Threads));
+        TimeSpan.FromSeconds(600) + (CpuLimit / (Context == ContextKind.SingleThread ? 1 : Threads));
 
     /// <summary>Gets the single-thread CPU limit: messages × loops × CPU time, the least time one thread needs.</summary>
     public TimeSpan CpuLimit => CpuTime * ((double)Messages * Loops);
