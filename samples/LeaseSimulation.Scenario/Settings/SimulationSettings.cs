@@ -22,10 +22,16 @@ public sealed record SimulationSettings
     public static readonly TimeSpan DefaultLeaseDuration = TimeSpan.FromSeconds(5);
 
     /// <summary>
-    /// The default real-clock scale: 1 s of scenario time takes 20 ms. Lower makes the slack of a lease (3 s of scenario
-    /// time) smaller than the scheduling noise of a loaded machine.
+    /// The default real-clock scale: 1 s of scenario time takes 40 ms, so the 3 s slack of a lease is 120 ms of wall
+    /// time, above the scheduling noise of a loaded 2-core machine (at 0.02 a renewal was once 60 ms late).
     /// </summary>
-    public const double DefaultTimeScale = 0.02;
+    public const double DefaultTimeScale = 0.04;
+
+    /// <summary>
+    /// The default worker count of the multi-thread priority scheduler: the processor count, at least 4 (the seed's
+    /// CPU operations block by sleeping, and the seed's thread pool ran 50 threads and more).
+    /// </summary>
+    public static readonly int DefaultThreads = Math.Max(4, Environment.ProcessorCount);
 
     /// <summary>Gets where the consumer runs.</summary>
     public ContextKind Context { get; init; } = ContextKind.SingleThread;
@@ -61,7 +67,7 @@ public sealed record SimulationSettings
     public CpuMode CpuMode { get; init; } = CpuMode.Sleep;
 
     /// <summary>Gets the number of worker threads of the multi-thread priority scheduler.</summary>
-    public int Threads { get; init; } = Environment.ProcessorCount;
+    public int Threads { get; init; } = DefaultThreads;
 
     /// <summary>Gets the seed of the IO-time jitter; equal seeds give equal virtual-time runs.</summary>
     public int Seed { get; init; } = 1;

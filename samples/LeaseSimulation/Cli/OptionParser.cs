@@ -12,7 +12,7 @@ public static class OptionParser
           --context single-thread|thread-pool|starved-pool|all   (default: all)
           --strategy fifo|seed-yield|priority|pump|all            (default: all)
           --clock virtual|real          (default: virtual on single-thread, real elsewhere; virtual needs single-thread)
-          --time-scale F                real-clock scale, 0.01 turns 1000 ms into 10 ms (default 0.02)
+          --time-scale F                real-clock scale, 0.01 turns 1000 ms into 10 ms (default 0.04)
           --messages N                  messages in the queue (default 100, plus a 3x row for priority)
           --loops N                     CPU+IO iterations per message (default 20)
           --cpu-ms N                    CPU operation (default: both 100 and 1000)
@@ -21,7 +21,7 @@ public static class OptionParser
           --renew-ms N                  renew interval (default 2000)
           --lease-ms N                  lease duration (default 5000)
           --cpu-mode sleep|spin         how a CPU operation holds its thread on the real clock (default sleep)
-          --threads N                   workers of the multi-thread priority scheduler (default: processor count)
+          --threads N                   workers of the multi-thread priority scheduler (default: processor count, at least 4)
           --seed N                      seed of the IO-time jitter (default 1)
           --json PATH                   write the results as JSON
           --report DIR                  write a markdown report and an SVG chart
