@@ -32,7 +32,7 @@ public static class ResultTable
 
         if (list.Any(r => r.StoppedAtDeadline))
         {
-            text.Append("\n\\* stopped at the deadline (600 s + CPU work per thread, in scenario time): messages in flight then count as lost, messages never received are in neither column.\n");
+            text.Append("\n\\* stopped at the deadline (SimulationSettings.DefaultDeadline, scenario time): messages in flight then count as lost, messages never received are in neither column.\n");
         }
 
         return text.ToString();

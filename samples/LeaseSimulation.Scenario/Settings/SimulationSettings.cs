@@ -97,18 +97,24 @@ public sealed record SimulationSettings
     /// </summary>
     public TimeSpan? Deadline { get; init; }
 
-    /// <summary>
-    /// Gets the deadline in force: <see cref="Deadline"/>, or 600 s plus the CPU work per thread (the CPU limit,
-    /// divided by <see cref="Threads"/> outside the single-thread context).
-    /// </summary>
+    /// <summary>Gets the deadline in force: <see cref="Deadline"/>, or <see cref="DefaultDeadline"/>.</summary>
     public TimeSpan EffectiveDeadline => Deadline ?? DefaultDeadline;
 
     /// <summary>
-    /// Gets the default deadline: 600 s plus the CPU work per thread, well beyond what a consumer that keeps its
-    /// leases needs (about the CPU work per thread) and short enough to end runs that crawl.
+    /// Gets the default deadline: 300 s plus 1.5 × the longer of the CPU work per thread and the IO-bound time with
+    /// four messages in flight per thread (messages × loops × (CPU + IO) / (4 × threads)). A consumer that keeps its
+    /// leases needs about one of the two (the pump's default is four in flight per worker); runs that crawl end.
     /// </summary>
-    public TimeSpan DefaultDeadline =>
-        TimeSpan.FromSeconds(600) + (CpuLimit / (Context == ContextKind.SingleThread ? 1 : Threads));
+    public TimeSpan DefaultDeadline
+    {
+        get
+        {
+            var workers = Context == ContextKind.SingleThread ? 1 : Threads;
+            var cpuBound = CpuLimit / workers;
+            var ioBound = (CpuTime + IoTime) * ((double)Messages * Loops / (4 * workers));
+            return TimeSpan.FromSeconds(300) + ((cpuBound > ioBound ? cpuBound : ioBound) * 1.5);
+        }
+    }
 
     /// <summary>Gets the single-thread CPU limit: messages × loops × CPU time, the least time one thread needs.</summary>
     public TimeSpan CpuLimit => CpuTime * ((double)Messages * Loops);
