@@ -1,0 +1,59 @@
+using System.Text.Json.Serialization;
+using LeaseSimulation.Tracking;
+
+namespace LeaseSimulation.Results;
+
+/// <summary>The outcome of one run; the JSON fields of <c>--json</c>.</summary>
+public sealed record SimulationResult
+{
+    /// <summary>Gets the context (<c>single-thread</c>, <c>thread-pool</c>, <c>starved-pool</c>).</summary>
+    public required string Context { get; init; }
+
+    /// <summary>Gets the strategy name.</summary>
+    public required string Strategy { get; init; }
+
+    /// <summary>Gets the clock (<c>virtual</c> or <c>real</c>).</summary>
+    public required string Clock { get; init; }
+
+    /// <summary>Gets the CPU time per operation, in milliseconds.</summary>
+    public required double CpuMs { get; init; }
+
+    /// <summary>Gets the number of messages in the queue at the start.</summary>
+    public required int Messages { get; init; }
+
+    /// <summary>Gets the number of messages completed with a valid lease.</summary>
+    public required int Completed { get; init; }
+
+    /// <summary>Gets the number of messages whose lease expired.</summary>
+    public required int Lost { get; init; }
+
+    /// <summary>Gets the scenario time until the last message finished, in seconds.</summary>
+    public required double TotalSeconds { get; init; }
+
+    /// <summary>Gets the mean scenario time from receive to completion of the completed messages, in seconds.</summary>
+    public required double MeanMessageSeconds { get; init; }
+
+    /// <summary>Gets the worst renewal lateness (time since the previous renewal minus the renew interval), in milliseconds.</summary>
+    public required double MaxLeaseLatenessMs { get; init; }
+
+    /// <summary>Gets the single-thread CPU limit, messages × loops × CPU, in seconds.</summary>
+    public required double CpuLimitSeconds { get; init; }
+
+    /// <summary>Gets whether the run was stopped at its deadline (see <c>SimulationSettings.Deadline</c>).</summary>
+    public bool StoppedAtDeadline { get; init; }
+
+    /// <summary>Gets how many messages were still in flight at the deadline; they are counted in <see cref="Lost"/>.</summary>
+    public int AbandonedAtDeadline { get; init; }
+
+    /// <summary>Gets the total time over the single-thread CPU limit.</summary>
+    [JsonIgnore]
+    public double TotalOverLimit => CpuLimitSeconds > 0 ? TotalSeconds / CpuLimitSeconds : double.NaN;
+
+    /// <summary>Gets the wall-clock time the run took.</summary>
+    [JsonIgnore]
+    public TimeSpan WallTime { get; init; }
+
+    /// <summary>Gets the monitor's samples, every 3 s of scenario time.</summary>
+    [JsonIgnore]
+    public IReadOnlyList<TimelineSample> Timeline { get; init; } = [];
+}

@@ -1,0 +1,23 @@
+namespace LeaseSimulation.Settings;
+
+/// <summary>Where the consumer's continuations run.</summary>
+public enum ContextKind
+{
+    /// <summary>
+    /// One thread, like a WinForms UI thread or an asyncio loop: the FIFO strategies run on a
+    /// <c>FifoSingleThreadContext</c>, the priority strategies on a <c>PriorityAsyncContext</c>.
+    /// </summary>
+    SingleThread,
+
+    /// <summary>
+    /// Many threads: the FIFO strategies run on the .NET thread pool, the priority strategies on a
+    /// <c>PriorityTaskScheduler</c> with dedicated worker threads.
+    /// </summary>
+    ThreadPool,
+
+    /// <summary>
+    /// As <see cref="ThreadPool"/>, while the .NET thread pool is deliberately starved by blocking work and a low
+    /// thread cap (restored afterwards).
+    /// </summary>
+    StarvedPool,
+}

@@ -1,0 +1,45 @@
+namespace LeaseSimulation.Settings;
+
+/// <summary>The command-line spellings of contexts, clocks and CPU modes.</summary>
+public static class SettingNames
+{
+    /// <summary>Gets the spelling of a context (<c>single-thread</c>, <c>thread-pool</c>, <c>starved-pool</c>).</summary>
+    /// <param name="context">The context.</param>
+    /// <returns>The spelling.</returns>
+    public static string Of(ContextKind context) => context switch
+    {
+        ContextKind.SingleThread => "single-thread",
+        ContextKind.ThreadPool => "thread-pool",
+        ContextKind.StarvedPool => "starved-pool",
+        _ => throw new ArgumentOutOfRangeException(nameof(context), context, "Unknown context."),
+    };
+
+    /// <summary>Gets the spelling of a clock (<c>virtual</c>, <c>real</c>).</summary>
+    /// <param name="clock">The clock.</param>
+    /// <returns>The spelling.</returns>
+    public static string Of(ClockKind clock) => clock switch
+    {
+        ClockKind.Virtual => "virtual",
+        ClockKind.Real => "real",
+        _ => throw new ArgumentOutOfRangeException(nameof(clock), clock, "Unknown clock."),
+    };
+
+    /// <summary>Parses a context spelling.</summary>
+    /// <param name="text">The spelling.</param>
+    /// <param name="context">The context.</param>
+    /// <returns>Whether the spelling is known.</returns>
+    public static bool TryParseContext(string text, out ContextKind context)
+    {
+        foreach (var candidate in Enum.GetValues<ContextKind>())
+        {
+            if (string.Equals(Of(candidate), text, StringComparison.OrdinalIgnoreCase))
+            {
+                context = candidate;
+                return true;
+            }
+        }
+
+        context = default;
+        return false;
+    }
+}

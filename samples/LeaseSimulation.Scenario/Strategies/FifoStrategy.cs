@@ -1,0 +1,23 @@
+using LeaseSimulation.Consumers;
+using LeaseSimulation.Hosting;
+using LeaseSimulation.Running;
+
+namespace LeaseSimulation.Strategies;
+
+/// <summary>The seed's code as is: continuations run in arrival order (FIFO single thread, or the thread pool).</summary>
+public sealed class FifoStrategy : ConsumerStrategy
+{
+    /// <inheritdoc />
+    public override string Name => "fifo";
+
+    /// <inheritdoc />
+    public override string Description => "The seed's code as is: continuations in arrival order.";
+
+    /// <inheritdoc />
+    public override void Run(ScenarioRun run)
+    {
+        ArgumentNullException.ThrowIfNull(run);
+        var consumer = new SeedConsumer(run, new UnorderedContinuations(run.Clock.TimeProvider));
+        UnprioritisedHost.Run(run, consumer.RunAsync);
+    }
+}

@@ -1,0 +1,91 @@
+using LeaseSimulation.Consumers;
+using LeaseSimulation.Consumers.Pump;
+using LeaseSimulation.Hosting;
+using LeaseSimulation.Running;
+using PriorityAsync;
+using PriorityAsync.Messaging;
+
+namespace LeaseSimulation.Strategies;
+
+/// <summary>
+/// PriorityAsync's <see cref="MessagePump"/> on the in-memory lease broker, with the seed's processor loop as its
+/// handler. The broker's lock is the lease duration; the pump renews it one renew interval after each renewal.
+/// </summary>
+public sealed class PumpStrategy : ConsumerStrategy
+{
+    /// <inheritdoc />
+    public override string Name => "pump";
+
+    /// <inheritdoc />
+    public override string Description => "MessagePump on the in-memory lease broker with the seed's processing loop as handler.";
+
+    /// <inheritdoc />
+    public override void Run(ScenarioRun run)
+    {
+        ArgumentNullException.ThrowIfNull(run);
+        PriorityHost.Run(run, scheduler => RunPumpAsync(run, scheduler));
+    }
+
+    private static async Task RunPumpAsync(ScenarioRun run, PriorityScheduler scheduler)
+    {
+        var settings = run.Settings;
+        var scale = settings.Clock == LeaseSimulation.Settings.ClockKind.Virtual ? 1.0 : settings.TimeScale;
+        var broker = new InMemoryLeaseBroker(scheduler.TimeProvider);
+        var queue = broker.CreateQueue("seed-001", new InMemoryQueueOptions
+        {
+            LockDuration = settings.LeaseDuration * scale,
+            MaxDeliveryCount = 1, // a lost lease loses the message, as in the seed (no redelivery)
+        });
+        for (var i = 1; i <= settings.Messages; i++)
+        {
+            queue.Send(BitConverter.GetBytes(i), i.ToString(System.Globalization.CultureInfo.InvariantCulture));
+        }
+
+        var pump = new MessagePump(
+            new TrackedMessageSource(queue, run, scheduler.TimeProvider),
+            (context, cancellationToken) => ProcessAsync(run, context, cancellationToken),
+            scheduler,
+            new MessagePumpOptions
+            {
+                Name = "lease-simulation",
+                LockRenewalBuffer = (settings.LeaseDuration - settings.RenewInterval) * scale,
+                EmptyReceiveDelay = settings.RenewInterval * scale,
+                ShutdownTimeout = TimeSpan.Zero,
+            });
+        await using (pump)
+        {
+            await pump.StartAsync();
+            while (run.Queue.HasMessages || run.Tracker.Snapshot().InFlight > 0)
+            {
+                await run.Clock.Delay(TimeSpan.FromSeconds(1), scheduler.TimeProvider);
+            }
+
+            await pump.StopAsync();
+        }
+    }
+
+    /// <summary>The seed's processor loop as a pump handler: L × (CPU operation, awaited IO).</summary>
+    private static async Task ProcessAsync(ScenarioRun run, MessageContext context, CancellationToken cancellationToken)
+    {
+        var settings = run.Settings;
+        var message = ((TrackedLeasedMessage)context.Message).Simulated;
+        var random = ScenarioRandom.ForMessage(settings.Seed, message.Id);
+        for (var loop = 0; loop < settings.Loops; loop++)
+        {
+            if (cancellationToken.IsCancellationRequested || message.IsFinished)
+            {
+                return;
+            }
+
+            run.Clock.HoldThread(settings.CpuTime);
+            try
+            {
+                await run.Clock.Delay(ScenarioRandom.Jitter(settings.IoTime, settings.IoJitter, random), context.TimeProvider, cancellationToken);
+            }
+            catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
+            {
+                return;
+            }
+        }
+    }
+}

@@ -1,0 +1,102 @@
+using System.Text.Json;
+using LeaseSimulation.Reporting;
+using LeaseSimulation.Results;
+using LeaseSimulation.Running;
+using LeaseSimulation.Settings;
+
+namespace LeaseSimulation.Cli;
+
+/// <summary>The command: parse, plan, run every row, print one table, write JSON and the report when asked.</summary>
+public static class SimulationCommand
+{
+    /// <summary>The exit code of a bad command line.</summary>
+    public const int UsageError = 2;
+
+    /// <summary>Runs the command.</summary>
+    /// <param name="args">The command-line arguments.</param>
+    /// <param name="output">Where the table and monitor lines go.</param>
+    /// <param name="error">Where errors go.</param>
+    /// <returns>0 on success, 2 on a bad command line, 1 when a run failed.</returns>
+    public static int Execute(IReadOnlyList<string> args, TextWriter output, TextWriter error)
+    {
+        ArgumentNullException.ThrowIfNull(args);
+        ArgumentNullException.ThrowIfNull(output);
+        ArgumentNullException.ThrowIfNull(error);
+        CommandLineOptions options;
+        IReadOnlyList<PlannedRun> plan;
+        try
+        {
+            options = OptionParser.Parse(args);
+            if (options.Help)
+            {
+                output.WriteLine(OptionParser.Usage);
+                return 0;
+            }
+
+            plan = MatrixPlanner.Plan(options);
+        }
+        catch (OptionException ex)
+        {
+            error.WriteLine($"error: {ex.Message}");
+            return UsageError;
+        }
+
+        var results = new List<SimulationResult>();
+        foreach (var planned in plan)
+        {
+            var result = RunOne(planned, options, output);
+            results.Add(result);
+            output.WriteLine($"  {planned.Label}: completed {result.Completed}, lost {result.Lost}, total {result.TotalSeconds:0.0} s ({result.WallTime.TotalSeconds:0.0} s wall)");
+        }
+
+        output.WriteLine();
+        output.Write(ResultTable.ToMarkdown(results));
+        if (options.JsonPath is { } jsonPath)
+        {
+            WriteJson(jsonPath, results);
+            output.WriteLine($"JSON: {jsonPath}");
+        }
+
+        if (options.ReportDirectory is { } reportDirectory)
+        {
+            var reportPath = SimulationReport.Write(reportDirectory, results, string.Join(' ', args));
+            output.WriteLine($"Report: {reportPath}");
+        }
+
+        return 0;
+    }
+
+    private static SimulationResult RunOne(PlannedRun planned, CommandLineOptions options, TextWriter output)
+    {
+        SimulationResult Run(Action<ScenarioRun> started) =>
+            SimulationRunner.Run(planned.Settings, planned.Strategy, run =>
+            {
+                if (options.Monitor)
+                {
+                    run.Tracker.Sampled += sample =>
+                    {
+                        lock (output)
+                        {
+                            output.WriteLine($"  {planned.Label} {sample}");
+                        }
+                    };
+                }
+
+                started(run);
+            });
+
+        var live = planned.Settings.Clock == ClockKind.Real && !options.NoProgress && !options.Monitor && !Console.IsOutputRedirected;
+        return live ? ProgressDisplay.Show(planned, Run) : Run(static _ => { });
+    }
+
+    private static void WriteJson(string path, IReadOnlyList<SimulationResult> results)
+    {
+        var directory = Path.GetDirectoryName(Path.GetFullPath(path));
+        if (!string.IsNullOrEmpty(directory))
+        {
+            Directory.CreateDirectory(directory);
+        }
+
+        File.WriteAllText(path, JsonSerializer.Serialize(results, SimulationJsonContext.Default.IReadOnlyListSimulationResult));
+    }
+}

@@ -1,0 +1,3 @@
+using LeaseSimulation.Cli;
+
+return SimulationCommand.Execute(args, Console.Out, Console.Error);
