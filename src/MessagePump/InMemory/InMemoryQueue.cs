@@ -1,0 +1,210 @@
+namespace PriorityAsync.Messaging;
+
+/// <summary>
+/// One queue of an <see cref="InMemoryLeaseBroker"/>: a real lease broker in memory. A receive locks the oldest
+/// visible message with a fresh lock token; only the holder of an unexpired lock may renew or settle it; an expired or
+/// abandoned lock makes the message visible again, with its delivery count one higher on the next delivery, until
+/// the last allowed delivery, after which it is dead-lettered. Thread-safe; expiry is judged on the broker's clock.
+/// </summary>
+public sealed partial class InMemoryQueue : IMessageSource
+{
+    /// <summary>The dead-letter reason of a message whose last allowed delivery ended unsettled.</summary>
+    public const string MaxDeliveryCountExceededReason = "MaxDeliveryCountExceeded";
+
+    private readonly object _gate = new();
+    private readonly Queue<Entry> _available = new();
+    private readonly Dictionary<Guid, Entry> _locked = [];
+    private readonly List<DeadLetteredMessage> _deadLetters = [];
+    private readonly InMemoryQueueOptions _options;
+    private readonly Random _faults;
+    private long _nextId;
+    private long _sent;
+    private long _received;
+    private long _redelivered;
+    private long _completed;
+    private long _abandoned;
+    private long _maxDeliveryDeadLettered;
+    private long _leasesLost;
+    private long _leaseLostErrors;
+    private long _renewals;
+    private long _transientFaults;
+    private int _awaitingRedelivery;
+
+    internal InMemoryQueue(string name, InMemoryQueueOptions options, TimeProvider timeProvider)
+    {
+        options.Validate();
+        Name = name;
+        TimeProvider = timeProvider;
+        _options = options;
+        _faults = new Random(options.FaultSeed);
+    }
+
+    /// <summary>Gets the queue's name.</summary>
+    public string Name { get; }
+
+    /// <summary>Gets the clock the queue judges lock expiry on.</summary>
+    public TimeProvider TimeProvider { get; }
+
+    /// <summary>Gets how long a receive or a renewal locks a message.</summary>
+    public TimeSpan LockDuration => _options.LockDuration;
+
+    /// <summary>Gets how many deliveries a message gets before it is dead-lettered.</summary>
+    public int MaxDeliveryCount => _options.MaxDeliveryCount;
+
+    /// <inheritdoc />
+    TimeSpan? IMessageSource.LockDuration => _options.LockDuration;
+
+    /// <summary>Adds a message to the back of the queue.</summary>
+    /// <param name="body">The message's body.</param>
+    /// <param name="messageId">The message's identifier; <see langword="null"/> for a generated one.</param>
+    /// <returns>The message's identifier.</returns>
+    public string Send(ReadOnlyMemory<byte> body, string? messageId = null)
+    {
+        lock (_gate)
+        {
+            var entry = new Entry(messageId ?? $"{Name}-{++_nextId}", body);
+            _available.Enqueue(entry);
+            _sent++;
+            return entry.MessageId;
+        }
+    }
+
+    /// <inheritdoc />
+    public Task<ILeasedMessage?> ReceiveAsync(CancellationToken cancellationToken = default) =>
+        AfterLatency(static q => q.Receive(), this, cancellationToken);
+
+    private ILeasedMessage? Receive()
+    {
+        lock (_gate)
+        {
+            var now = TimeProvider.GetUtcNow();
+            ExpireLocksLocked(now);
+            if (!_available.TryDequeue(out var entry))
+            {
+                return null;
+            }
+
+            if (entry.DeliveryCount > 0)
+            {
+                _redelivered++;
+                _awaitingRedelivery--;
+            }
+
+            entry.DeliveryCount++;
+            entry.LockToken = Guid.NewGuid();
+            entry.LockedUntil = now + _options.LockDuration;
+            _locked.Add(entry.LockToken, entry);
+            _received++;
+            return new InMemoryMessage(this, entry, entry.LockToken, entry.DeliveryCount, entry.LockedUntil);
+        }
+    }
+
+    /// <summary>Takes a consistent snapshot of the queue's accounting, after processing expired locks.</summary>
+    /// <returns>The snapshot.</returns>
+    public InMemoryQueueStatistics GetStatistics()
+    {
+        lock (_gate)
+        {
+            ExpireLocksLocked(TimeProvider.GetUtcNow());
+            return new InMemoryQueueStatistics
+            {
+                Sent = _sent,
+                Received = _received,
+                Redelivered = _redelivered,
+                Completed = _completed,
+                Abandoned = _abandoned,
+                DeadLettered = _deadLetters.Count,
+                MaxDeliveryDeadLettered = _maxDeliveryDeadLettered,
+                LeasesLost = _leasesLost,
+                LeaseLostErrors = _leaseLostErrors,
+                Renewals = _renewals,
+                TransientFaults = _transientFaults,
+                InFlight = _locked.Count,
+                Available = _available.Count,
+                AwaitingRedelivery = _awaitingRedelivery,
+            };
+        }
+    }
+
+    /// <summary>Returns the messages in the dead-letter queue, oldest first.</summary>
+    /// <returns>A copy of the dead-letter queue.</returns>
+    public IReadOnlyList<DeadLetteredMessage> GetDeadLetters()
+    {
+        lock (_gate)
+        {
+            return [.. _deadLetters];
+        }
+    }
+
+    /// <inheritdoc />
+    public override string ToString() => $"InMemoryQueue '{Name}'";
+
+    /// <summary>
+    /// Runs <paramref name="operation"/> after the configured latency, inside the callback of a timer of the broker's
+    /// clock, and completes the returned task there: the caller's await resumes on its own context, and nothing hops to
+    /// the thread pool (which would let a virtual clock run ahead of the work).
+    /// </summary>
+    private Task<TResult> AfterLatency<TState, TResult>(Func<TState, TResult> operation, TState state, CancellationToken cancellationToken)
+    {
+        if (cancellationToken.IsCancellationRequested)
+        {
+            return Task.FromCanceled<TResult>(cancellationToken);
+        }
+
+        if (_options.Latency <= TimeSpan.Zero)
+        {
+            try
+            {
+                return Task.FromResult(operation(state));
+            }
+            catch (Exception ex)
+            {
+                return Task.FromException<TResult>(ex);
+            }
+        }
+
+        return new LatentOperation<TState, TResult>(operation, state, TimeProvider, _options.Latency, cancellationToken).Task;
+    }
+
+    /// <summary>Releases every lock that has expired at <paramref name="now"/>.</summary>
+    private void ExpireLocksLocked(DateTimeOffset now)
+    {
+        List<Entry>? expired = null;
+        foreach (var entry in _locked.Values)
+        {
+            if (now >= entry.LockedUntil)
+            {
+                (expired ??= []).Add(entry);
+            }
+        }
+
+        if (expired is null)
+        {
+            return;
+        }
+
+        // Release in lock order so that redelivery order does not depend on dictionary order.
+        expired.Sort(static (a, b) => a.LockedUntil.CompareTo(b.LockedUntil));
+        foreach (var entry in expired)
+        {
+            _leasesLost++;
+            ReleaseLocked(entry);
+        }
+    }
+
+    /// <summary>Ends the current delivery unsettled: the message is visible again, or dead-lettered after its last delivery.</summary>
+    private void ReleaseLocked(Entry entry)
+    {
+        _locked.Remove(entry.LockToken);
+        entry.LockToken = Guid.Empty;
+        if (entry.DeliveryCount >= _options.MaxDeliveryCount)
+        {
+            _maxDeliveryDeadLettered++;
+            _deadLetters.Add(new DeadLetteredMessage(entry.MessageId, MaxDeliveryCountExceededReason, entry.DeliveryCount));
+            return;
+        }
+
+        _available.Enqueue(entry);
+        _awaitingRedelivery++;
+    }
+}

@@ -1,0 +1,67 @@
+namespace PriorityAsync.Messaging;
+
+/// <summary>
+/// What a <see cref="MessagePump"/> handler gets with each message: the message, the state of its lease, and the
+/// scheduler's lanes, so that CPU-heavy handlers can check <see cref="ShouldYield"/> and <c>await</c>
+/// <see cref="PriorityScheduler.YieldIfNeeded"/> to let lease renewals run.
+/// </summary>
+public sealed partial class MessageContext
+{
+    private readonly MessagePump _pump;
+
+    internal MessageContext(MessagePump pump, ILeasedMessage message)
+    {
+        _pump = pump;
+        Message = message;
+    }
+
+    /// <summary>Gets the message.</summary>
+    public ILeasedMessage Message { get; }
+
+    /// <summary>Gets the state of the message's lease.</summary>
+    public MessageLeaseState LeaseState => Volatile.Read(ref _leaseLost) != 0
+        ? MessageLeaseState.Lost
+        : Volatile.Read(ref _claimed) != 0 ? MessageLeaseState.Settled : MessageLeaseState.Held;
+
+    /// <summary>Gets when the lease expires unless renewed again.</summary>
+    public DateTimeOffset LockedUntil => Message.LockedUntil;
+
+    /// <summary>Gets how many times the pump has renewed this delivery's lease.</summary>
+    public int RenewalCount => Volatile.Read(ref _renewals);
+
+    /// <summary>Gets a token canceled when the lease is lost or the pump stops without waiting any longer.</summary>
+    public CancellationToken CancellationToken => _handlerCancellation.Token;
+
+    /// <summary>Gets the scheduler the pump runs on.</summary>
+    public PriorityScheduler Scheduler => _pump.Scheduler;
+
+    /// <summary>Gets the lane that renews and settles leases.</summary>
+    public Lane LeaseLane => _pump.LeaseLane;
+
+    /// <summary>Gets the lane the handler runs in.</summary>
+    public Lane ProcessingLane => _pump.ProcessingLane;
+
+    /// <summary>Gets the lane that receives messages.</summary>
+    public Lane ReceiveLane => _pump.ReceiveLane;
+
+    /// <summary>Gets the pump's clock.</summary>
+    public TimeProvider TimeProvider => _pump.TimeProvider;
+
+    /// <summary>Gets whether more urgent work (a lease renewal) is waiting: a CPU-heavy handler should yield now.</summary>
+    public bool ShouldYield => _pump.Scheduler.ShouldYield;
+
+    /// <summary>
+    /// Dead-letters the message now, in the lease lane; the pump will not complete or abandon it afterwards.
+    /// </summary>
+    /// <param name="reason">Why the message cannot be processed.</param>
+    /// <returns><see langword="true"/> when the message was dead-lettered; <see langword="false"/> when it was already settled or its lease is lost.</returns>
+    /// <exception cref="ArgumentException"><paramref name="reason"/> is null, empty or white space.</exception>
+    public Task<bool> DeadLetterAsync(string reason)
+    {
+        ArgumentException.ThrowIfNullOrWhiteSpace(reason);
+        return _pump.LeaseLane.Run(() => _pump.SettleAsync(this, Settlement.DeadLetter, reason));
+    }
+
+    /// <inheritdoc />
+    public override string ToString() => $"{Message.MessageId} (delivery {Message.DeliveryCount}, {LeaseState})";
+}

@@ -1,0 +1,112 @@
+namespace PriorityAsync.Messaging;
+
+public sealed partial class MessagePump
+{
+    private static readonly TimeSpan MaxDefaultRenewalBuffer = TimeSpan.FromSeconds(10);
+    private static readonly TimeSpan MinRetryDelay = TimeSpan.FromMilliseconds(1);
+
+    /// <summary>Renews the message's lease until it is finished or lost; runs in the lease lane.</summary>
+    private async Task KeepLeaseAsync(MessageContext context)
+    {
+        var token = context.LeaseToken;
+        try
+        {
+            while (!token.IsCancellationRequested)
+            {
+                var remaining = context.Message.LockedUntil - TimeProvider.GetUtcNow();
+                var wait = remaining - RenewalBuffer(remaining);
+                if (wait > TimeSpan.Zero)
+                {
+                    await Task.Delay(wait, TimeProvider, token);
+                }
+
+                if (!await RenewAsync(context, token))
+                {
+                    return;
+                }
+            }
+        }
+        catch (OperationCanceledException) when (token.IsCancellationRequested)
+        {
+            // The message is finished.
+        }
+    }
+
+    /// <summary>How much lock time may remain at renewal: the option, or min(half of the remaining lock, 10 s).</summary>
+    private TimeSpan RenewalBuffer(TimeSpan remaining) =>
+        _options.LockRenewalBuffer ?? (remaining <= TimeSpan.Zero ? TimeSpan.Zero : TimeSpan.FromTicks(Math.Min(remaining.Ticks / 2, MaxDefaultRenewalBuffer.Ticks)));
+
+    /// <summary>Renews once, retrying transient failures while the lock lasts; false when the lease is lost.</summary>
+    private async Task<bool> RenewAsync(MessageContext context, CancellationToken token)
+    {
+        while (true)
+        {
+            var slack = context.Message.LockedUntil - TimeProvider.GetUtcNow();
+            try
+            {
+                await context.Message.RenewLockAsync(token);
+                Interlocked.Increment(ref _renewals);
+                context.CountRenewal();
+                var tags = MessagePumpMetrics.Tags(Name);
+                MessagePumpMetrics.Renewals.Add(1, tags);
+                MessagePumpMetrics.LeaseSlack.Record(slack.TotalSeconds, tags);
+                MessagePumpLog.Renewed(_logger, Name, context.Message.MessageId, slack);
+                return true;
+            }
+            catch (OperationCanceledException) when (token.IsCancellationRequested)
+            {
+                throw;
+            }
+            catch (LeaseLostException ex)
+            {
+                OnLeaseLost(context, ex, "renew", byLeaseKeeper: true);
+                return false;
+            }
+            catch (Exception ex)
+            {
+                if (await RetryDelayAsync(context, ex, "renew", token) is not true)
+                {
+                    OnLeaseLost(context, ex, "renew", byLeaseKeeper: true);
+                    return false;
+                }
+            }
+        }
+    }
+
+    /// <summary>Waits before a retry; false when the lock has no time left for one.</summary>
+    private async Task<bool> RetryDelayAsync(MessageContext context, Exception failure, string operation, CancellationToken token)
+    {
+        var remaining = context.Message.LockedUntil - TimeProvider.GetUtcNow();
+        var delay = TimeSpan.FromTicks(Math.Min(_options.TransientRetryDelay.Ticks, remaining.Ticks / 2));
+        if (delay < MinRetryDelay)
+        {
+            return false;
+        }
+
+        Interlocked.Increment(ref _transientRetries);
+        MessagePumpLog.TransientFailure(_logger, failure, Name, operation, context.Message.MessageId, delay);
+        await Task.Delay(delay, TimeProvider, token);
+        return true;
+    }
+
+    /// <summary>
+    /// Records a lost lease once per delivery and cancels the handler. The lease keeper gives way to a settlement
+    /// already under way: that settlement reports the loss itself if its own call finds the lease gone.
+    /// </summary>
+    private void OnLeaseLost(MessageContext context, Exception? exception, string operation, bool byLeaseKeeper)
+    {
+        if (byLeaseKeeper && !context.TryClaim())
+        {
+            return;
+        }
+
+        if (context.TryMarkLost())
+        {
+            Interlocked.Increment(ref _leasesLost);
+            MessagePumpMetrics.LeasesLost.Add(1, MessagePumpMetrics.Tags(Name));
+            MessagePumpLog.LeaseLost(_logger, exception, Name, context.Message.MessageId, operation);
+        }
+
+        context.CancelHandler();
+    }
+}

@@ -1,0 +1,159 @@
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Logging.Abstractions;
+
+namespace PriorityAsync.Messaging;
+
+/// <summary>
+/// A lease-aware message consumer on the lanes of a <see cref="PriorityScheduler"/>: each message's lease is renewed
+/// in the lease lane ahead of everything else, its handler runs in the processing lane, and new messages are received
+/// in the receive lane only when nothing more urgent is ready and fewer than <see cref="MaxInFlight"/> are in flight.
+/// </summary>
+/// <remarks>
+/// <para>
+/// A handler that returns completes the message; one that throws abandons it for redelivery (the broker dead-letters
+/// it after its last delivery). When a renewal finds the lease lost, the handler's token is canceled and the message
+/// is not completed. Settlement runs in the lease lane, and each delivery is settled at most once.
+/// </para>
+/// <para>
+/// Works on a <see cref="PriorityAsyncContext"/> (one thread, optionally on virtual time) and on a
+/// <see cref="PriorityTaskScheduler"/>. The pump does not use <c>ConfigureAwait(false)</c>: its continuations stay in their lanes.
+/// </para>
+/// </remarks>
+public sealed partial class MessagePump : IAsyncDisposable
+{
+    private readonly IMessageSource _source;
+    private readonly Func<MessageContext, CancellationToken, Task> _handler;
+    private readonly MessagePumpOptions _options;
+    private readonly ILogger _logger;
+    private readonly object _gate = new();
+    private readonly HashSet<MessageContext> _inFlight = [];
+    private readonly CancellationTokenSource _receiveCancellation = new();
+    private TaskCompletionSource? _capacityWaiter;
+    private Task _receiveLoop = Task.CompletedTask;
+    private TaskCompletionSource? _stopped;
+    private State _state;
+
+    /// <summary>Creates a pump; it receives nothing until <see cref="StartAsync"/>.</summary>
+    /// <param name="source">The queue to consume.</param>
+    /// <param name="handler">Processes one message; it returns to complete it and throws to abandon it.</param>
+    /// <param name="scheduler">The scheduler whose lanes the pump runs in.</param>
+    /// <param name="options">The options; <see langword="null"/> for the defaults. Copied and validated here.</param>
+    /// <param name="logger">The logger; <see langword="null"/> for none.</param>
+    /// <exception cref="ArgumentNullException"><paramref name="source"/>, <paramref name="handler"/> or <paramref name="scheduler"/> is null.</exception>
+    /// <exception cref="ArgumentException">An option breaks its rule; the exception names it.</exception>
+    public MessagePump(
+        IMessageSource source,
+        Func<MessageContext, CancellationToken, Task> handler,
+        PriorityScheduler scheduler,
+        MessagePumpOptions? options = null,
+        ILogger? logger = null)
+    {
+        ArgumentNullException.ThrowIfNull(source);
+        ArgumentNullException.ThrowIfNull(handler);
+        ArgumentNullException.ThrowIfNull(scheduler);
+        _options = (options ?? new MessagePumpOptions()).Clone();
+        _options.Validate(source.LockDuration, scheduler);
+        _source = source;
+        _handler = handler;
+        _logger = logger ?? NullLogger.Instance;
+        Scheduler = scheduler;
+        LeaseLane = scheduler.GetLane(_options.LeaseLane);
+        ProcessingLane = scheduler.GetLane(_options.ProcessingLane);
+        ReceiveLane = scheduler.GetLane(_options.ReceiveLane);
+        TimeProvider = _options.TimeProvider ?? scheduler.TimeProvider;
+        MaxInFlight = _options.MaxInFlight
+            ?? Math.Max(1, LeaseLane.TaskScheduler.MaximumConcurrencyLevel) * MessagePumpOptions.DefaultInFlightPerWorker;
+    }
+
+    private enum State
+    {
+        Created,
+        Running,
+        Stopping,
+        Stopped,
+    }
+
+    /// <summary>Gets the pump's name.</summary>
+    public string Name => _options.Name;
+
+    /// <summary>Gets the scheduler the pump runs on.</summary>
+    public PriorityScheduler Scheduler { get; }
+
+    /// <summary>Gets the lane that renews and settles leases.</summary>
+    public Lane LeaseLane { get; }
+
+    /// <summary>Gets the lane handlers run in.</summary>
+    public Lane ProcessingLane { get; }
+
+    /// <summary>Gets the lane that receives messages.</summary>
+    public Lane ReceiveLane { get; }
+
+    /// <summary>Gets the pump's clock.</summary>
+    public TimeProvider TimeProvider { get; }
+
+    /// <summary>Gets how many messages may be in flight at once (the option, or the default derived from the scheduler).</summary>
+    public int MaxInFlight { get; }
+
+    /// <summary>Starts receiving in the receive lane. Returns at once.</summary>
+    /// <param name="cancellationToken">Not used: starting does not wait.</param>
+    /// <returns>A completed task.</returns>
+    /// <exception cref="InvalidOperationException">The pump was already started.</exception>
+    public Task StartAsync(CancellationToken cancellationToken = default)
+    {
+        lock (_gate)
+        {
+            if (_state != State.Created)
+            {
+                throw new InvalidOperationException($"Message pump '{Name}' was already started; a pump runs once.");
+            }
+
+            _state = State.Running;
+            var token = _receiveCancellation.Token;
+            _receiveLoop = ReceiveLane.Run(() => ReceiveLoopAsync(token));
+        }
+
+        MessagePumpLog.Started(_logger, Name, Scheduler.Name, MaxInFlight);
+        return Task.CompletedTask;
+    }
+
+    /// <summary>
+    /// Stops receiving, lets the messages in flight finish within <see cref="MessagePumpOptions.ShutdownTimeout"/>,
+    /// then cancels the remaining handlers and abandons their messages, so that nothing stays locked. Safe to call
+    /// more than once; later calls wait for the first.
+    /// </summary>
+    /// <param name="cancellationToken">Ends the wait for messages in flight early: they are abandoned at once.</param>
+    /// <returns>A task that completes when the pump has stopped.</returns>
+    public Task StopAsync(CancellationToken cancellationToken = default)
+    {
+        TaskCompletionSource? first = null;
+        Task stopped;
+        lock (_gate)
+        {
+            if (_stopped is null)
+            {
+                first = _stopped = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+                _state = _state == State.Created ? State.Stopped : State.Stopping;
+            }
+
+            stopped = _stopped.Task;
+        }
+
+        if (first is not null)
+        {
+            _ = RunStopAsync(first, cancellationToken);
+        }
+
+        return stopped;
+    }
+
+    /// <summary>Stops the pump (see <see cref="StopAsync"/>).</summary>
+    /// <returns>A task that completes when the pump has stopped.</returns>
+    public async ValueTask DisposeAsync()
+    {
+        await StopAsync();
+        _receiveCancellation.Dispose();
+    }
+
+    /// <inheritdoc />
+    public override string ToString() => $"MessagePump '{Name}'";
+}

@@ -1,0 +1,104 @@
+namespace PriorityAsync.Messaging;
+
+/// <summary>Options of a <see cref="MessagePump"/>. Validated when the pump is created; an invalid value throws naming the option.</summary>
+public sealed class MessagePumpOptions
+{
+    /// <summary>The default number of messages in flight per scheduler worker when <see cref="MaxInFlight"/> is not set.</summary>
+    public const int DefaultInFlightPerWorker = 4;
+
+    /// <summary>Gets or sets the pump's name: it tags metrics and log scopes. Defaults to <c>message-pump</c>.</summary>
+    public string Name { get; set; } = "message-pump";
+
+    /// <summary>
+    /// Gets or sets how many messages may be locked and processing at once. <see langword="null"/> (the default) uses
+    /// the scheduler's concurrency (1 for a <see cref="PriorityAsyncContext"/>, the worker count of a
+    /// <see cref="PriorityTaskScheduler"/>) times <see cref="DefaultInFlightPerWorker"/>. At least 1.
+    /// </summary>
+    public int? MaxInFlight { get; set; }
+
+    /// <summary>
+    /// Gets or sets how much lock time may remain when the pump renews. <see langword="null"/> (the default) renews
+    /// like Azure Service Bus: when min(half of the remaining lock, 10 s) remains. Positive and below the source's lock duration.
+    /// </summary>
+    public TimeSpan? LockRenewalBuffer { get; set; }
+
+    /// <summary>
+    /// Gets or sets the pause before retrying a renew or settle call that failed transiently; the pause is cut to half
+    /// the remaining lock, and retries stop when the lock runs out. Defaults to 1 s; positive.
+    /// </summary>
+    public TimeSpan TransientRetryDelay { get; set; } = TimeSpan.FromSeconds(1);
+
+    /// <summary>Gets or sets the pause after a receive that found the queue empty or failed. Defaults to 1 s; positive.</summary>
+    public TimeSpan EmptyReceiveDelay { get; set; } = TimeSpan.FromSeconds(1);
+
+    /// <summary>
+    /// Gets or sets how long <see cref="MessagePump.StopAsync"/> lets messages in flight finish before it cancels their
+    /// handlers and abandons them. Defaults to 30 s; zero or positive, or <see cref="Timeout.InfiniteTimeSpan"/>.
+    /// </summary>
+    public TimeSpan ShutdownTimeout { get; set; } = TimeSpan.FromSeconds(30);
+
+    /// <summary>Gets or sets the lane of lease renewal and settlement. Defaults to <see cref="LanePriority.Lease"/>.</summary>
+    public LanePriority LeaseLane { get; set; } = LanePriority.Lease;
+
+    /// <summary>Gets or sets the lane the handler runs in. Defaults to <see cref="LanePriority.Processing"/>; less urgent than <see cref="LeaseLane"/>.</summary>
+    public LanePriority ProcessingLane { get; set; } = LanePriority.Processing;
+
+    /// <summary>Gets or sets the lane of receiving. Defaults to <see cref="LanePriority.Receive"/>; less urgent than <see cref="ProcessingLane"/>.</summary>
+    public LanePriority ReceiveLane { get; set; } = LanePriority.Receive;
+
+    /// <summary>
+    /// Gets or sets the clock of renewal timing, pauses and durations. <see langword="null"/> (the default) uses the
+    /// scheduler's <see cref="PriorityScheduler.TimeProvider"/>, whose timers fire in the lane that created them.
+    /// </summary>
+    public TimeProvider? TimeProvider { get; set; }
+
+    /// <summary>Throws when an option breaks its rule; the exception names the option.</summary>
+    /// <param name="lockDuration">The source's lock duration, when known.</param>
+    /// <param name="scheduler">The scheduler the lanes must exist in, when known.</param>
+    internal void Validate(TimeSpan? lockDuration, PriorityScheduler? scheduler)
+    {
+        ArgumentException.ThrowIfNullOrWhiteSpace(Name, nameof(Name));
+        if (MaxInFlight < 1)
+        {
+            throw new ArgumentOutOfRangeException(nameof(MaxInFlight), MaxInFlight, "MessagePumpOptions.MaxInFlight must be at least 1, or null for the default.");
+        }
+
+        if (LockRenewalBuffer is { } buffer && (buffer <= TimeSpan.Zero || buffer >= lockDuration))
+        {
+            throw new ArgumentOutOfRangeException(nameof(LockRenewalBuffer), buffer, $"MessagePumpOptions.LockRenewalBuffer must be positive and below the source's lock duration ({lockDuration?.ToString() ?? "unknown"}).");
+        }
+
+        ThrowIfNotPositive(TransientRetryDelay, nameof(TransientRetryDelay));
+        ThrowIfNotPositive(EmptyReceiveDelay, nameof(EmptyReceiveDelay));
+        if (ShutdownTimeout < TimeSpan.Zero && ShutdownTimeout != Timeout.InfiniteTimeSpan)
+        {
+            throw new ArgumentOutOfRangeException(nameof(ShutdownTimeout), ShutdownTimeout, "MessagePumpOptions.ShutdownTimeout must be zero or positive, or Timeout.InfiniteTimeSpan.");
+        }
+
+        if (ProcessingLane <= LeaseLane)
+        {
+            throw new ArgumentOutOfRangeException(nameof(ProcessingLane), ProcessingLane, "MessagePumpOptions.ProcessingLane must be less urgent than LeaseLane.");
+        }
+
+        if (ReceiveLane <= ProcessingLane)
+        {
+            throw new ArgumentOutOfRangeException(nameof(ReceiveLane), ReceiveLane, "MessagePumpOptions.ReceiveLane must be less urgent than ProcessingLane.");
+        }
+
+        if (scheduler is not null && ReceiveLane.Rank >= scheduler.Lanes.Count)
+        {
+            throw new ArgumentOutOfRangeException(nameof(ReceiveLane), ReceiveLane, $"MessagePumpOptions.ReceiveLane is not a lane of {scheduler} ({scheduler.Lanes.Count} lanes).");
+        }
+    }
+
+    /// <summary>Returns a copy, so that later changes to this instance do not reach a running pump.</summary>
+    internal MessagePumpOptions Clone() => (MessagePumpOptions)MemberwiseClone();
+
+    private static void ThrowIfNotPositive(TimeSpan value, string name)
+    {
+        if (value <= TimeSpan.Zero)
+        {
+            throw new ArgumentOutOfRangeException(name, value, $"MessagePumpOptions.{name} must be positive.");
+        }
+    }
+}

@@ -1,0 +1,45 @@
+namespace PriorityAsync.Messaging;
+
+/// <summary>A snapshot of a <see cref="MessagePump"/>'s accounting, one outcome per delivery.</summary>
+/// <remarks>
+/// Once the pump has stopped and every handler has returned,
+/// <c>Received == Completed + Abandoned + DeadLettered + LeasesLost + SettleFailures</c>.
+/// </remarks>
+public sealed record MessagePumpStatistics
+{
+    /// <summary>Gets how many messages the pump received.</summary>
+    public long Received { get; init; }
+
+    /// <summary>Gets how many messages the pump completed.</summary>
+    public long Completed { get; init; }
+
+    /// <summary>Gets how many messages the pump abandoned (handler failures and stop).</summary>
+    public long Abandoned { get; init; }
+
+    /// <summary>Gets how many of the abandoned messages were abandoned by <see cref="MessagePump.StopAsync"/>.</summary>
+    public long AbandonedAtStop { get; init; }
+
+    /// <summary>Gets how many messages handlers dead-lettered.</summary>
+    public long DeadLettered { get; init; }
+
+    /// <summary>Gets how many leases were lost (renewal or settlement found the lock gone, or retries ran out of lock time).</summary>
+    public long LeasesLost { get; init; }
+
+    /// <summary>Gets how many settle calls failed with an error that is neither transient nor a lost lease.</summary>
+    public long SettleFailures { get; init; }
+
+    /// <summary>Gets how many handlers threw.</summary>
+    public long HandlerFailures { get; init; }
+
+    /// <summary>Gets how many renewals succeeded.</summary>
+    public long Renewals { get; init; }
+
+    /// <summary>Gets how many renew or settle calls failed transiently and were retried.</summary>
+    public long TransientRetries { get; init; }
+
+    /// <summary>Gets how many messages are in flight now.</summary>
+    public int InFlight { get; init; }
+
+    /// <summary>Gets the largest number of messages that were in flight at once.</summary>
+    public int PeakInFlight { get; init; }
+}

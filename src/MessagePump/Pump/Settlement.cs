@@ -1,0 +1,9 @@
+namespace PriorityAsync.Messaging;
+
+/// <summary>How the pump settles a message.</summary>
+internal enum Settlement
+{
+    Complete,
+    Abandon,
+    DeadLetter,
+}

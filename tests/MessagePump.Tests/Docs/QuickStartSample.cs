@@ -1,0 +1,37 @@
+namespace PriorityAsync.Messaging.Tests.Docs;
+
+/// <summary>The quick start of docs/message-pump.md, compiled and run; <see cref="DocsTests"/> keeps the two identical.</summary>
+internal static class QuickStartSample
+{
+    public static async Task<InMemoryQueueStatistics> RunAsync()
+    {
+        // <quick-start>
+        var broker = new InMemoryLeaseBroker();
+        var orders = broker.CreateQueue("orders", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(30) });
+        for (var i = 0; i < 10; i++)
+        {
+            orders.Send(BitConverter.GetBytes(i));
+        }
+
+        await using var scheduler = new PriorityTaskScheduler();
+        await using var pump = new MessagePump(
+            orders,
+            async (context, cancellationToken) =>
+            {
+                await Task.Delay(TimeSpan.FromMilliseconds(5), cancellationToken); // I/O: the thread is free meanwhile
+                Thread.SpinWait(10_000);                                          // CPU
+                await PriorityScheduler.YieldIfNeeded();                           // due lease renewals go first
+            },
+            scheduler);
+
+        await pump.StartAsync();
+        while (orders.GetStatistics().Completed < 10)
+        {
+            await Task.Delay(10);
+        }
+
+        await pump.StopAsync();
+        // </quick-start>
+        return orders.GetStatistics();
+    }
+}

@@ -1,0 +1,77 @@
+namespace PriorityAsync.Messaging.Tests.Pump;
+
+public class MessagePumpOptionsTests
+{
+    private static readonly Func<MessageContext, CancellationToken, Task> Handler = (_, _) => Task.CompletedTask;
+
+    public static TheoryData<string, Action<MessagePumpOptions>> InvalidOptions => new()
+    {
+        { nameof(MessagePumpOptions.Name), o => o.Name = " " },
+        { nameof(MessagePumpOptions.MaxInFlight), o => o.MaxInFlight = 0 },
+        { nameof(MessagePumpOptions.MaxInFlight), o => o.MaxInFlight = -3 },
+        { nameof(MessagePumpOptions.LockRenewalBuffer), o => o.LockRenewalBuffer = TimeSpan.Zero },
+        { nameof(MessagePumpOptions.LockRenewalBuffer), o => o.LockRenewalBuffer = TimeSpan.FromSeconds(30) },
+        { nameof(MessagePumpOptions.LockRenewalBuffer), o => o.LockRenewalBuffer = TimeSpan.FromMinutes(1) },
+        { nameof(MessagePumpOptions.TransientRetryDelay), o => o.TransientRetryDelay = TimeSpan.Zero },
+        { nameof(MessagePumpOptions.EmptyReceiveDelay), o => o.EmptyReceiveDelay = TimeSpan.FromSeconds(-1) },
+        { nameof(MessagePumpOptions.ShutdownTimeout), o => o.ShutdownTimeout = TimeSpan.FromSeconds(-2) },
+        { nameof(MessagePumpOptions.ProcessingLane), o => o.ProcessingLane = LanePriority.Lease },
+        { nameof(MessagePumpOptions.ReceiveLane), o => o.ReceiveLane = LanePriority.Processing },
+        { nameof(MessagePumpOptions.ReceiveLane), o => o.ReceiveLane = LanePriority.FromRank(3) },
+    };
+
+    [Theory]
+    [MemberData(nameof(InvalidOptions))]
+    public void Construction_InvalidOption_ThrowsNamingIt(string option, Action<MessagePumpOptions> breakIt)
+    {
+        var options = new MessagePumpOptions();
+        breakIt(options);
+        using var context = new PriorityAsyncContext();
+        var queue = new InMemoryLeaseBroker().CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(30) });
+
+        var create = () => new MessagePump(queue, Handler, context, options);
+
+        create.Should().Throw<ArgumentException>().WithParameterName(option);
+    }
+
+    [Fact]
+    public void Construction_NullArguments_ThrowNamingThem()
+    {
+        using var context = new PriorityAsyncContext();
+        var queue = new InMemoryLeaseBroker().CreateQueue("q");
+
+        FluentActions.Invoking(() => new MessagePump(null!, Handler, context)).Should().Throw<ArgumentNullException>().WithParameterName("source");
+        FluentActions.Invoking(() => new MessagePump(queue, null!, context)).Should().Throw<ArgumentNullException>().WithParameterName("handler");
+        FluentActions.Invoking(() => new MessagePump(queue, Handler, null!)).Should().Throw<ArgumentNullException>().WithParameterName("scheduler");
+    }
+
+    [Fact]
+    public void Construction_CopiesOptions_AndDerivesDefaults()
+    {
+        using var context = new PriorityAsyncContext();
+        var queue = new InMemoryLeaseBroker().CreateQueue("q");
+        var options = new MessagePumpOptions { Name = "orders" };
+
+        var pump = new MessagePump(queue, Handler, context, options);
+        options.Name = "changed";
+        options.MaxInFlight = 99;
+
+        pump.Name.Should().Be("orders");
+        pump.MaxInFlight.Should().Be(MessagePumpOptions.DefaultInFlightPerWorker);
+        pump.TimeProvider.Should().BeSameAs(context.TimeProvider);
+        pump.LeaseLane.Should().BeSameAs(context.GetLane(LanePriority.Lease));
+        pump.ProcessingLane.Should().BeSameAs(context.GetLane(LanePriority.Processing));
+        pump.ReceiveLane.Should().BeSameAs(context.GetLane(LanePriority.Receive));
+    }
+
+    [Fact]
+    public void Construction_LockBufferBelowLockDuration_IsAccepted()
+    {
+        using var context = new PriorityAsyncContext();
+        var queue = new InMemoryLeaseBroker().CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(30) });
+
+        var create = () => new MessagePump(queue, Handler, context, new MessagePumpOptions { LockRenewalBuffer = TimeSpan.FromSeconds(29), ShutdownTimeout = Timeout.InfiniteTimeSpan });
+
+        create.Should().NotThrow();
+    }
+}
