@@ -106,6 +106,7 @@ public sealed partial class PriorityAsyncContext
                         break;
                     }
 
+                    worker.LeaveLaneContext();
                     _waiting = true;
                     Monitor.Wait(Gate);
                     _waiting = false;
@@ -114,6 +115,7 @@ public sealed partial class PriorityAsyncContext
 
             if (advanceClock)
             {
+                worker.LeaveLaneContext();
                 _virtualClock!.TryAdvanceToNextTimer();
                 continue;
             }

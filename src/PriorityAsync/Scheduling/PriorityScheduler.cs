@@ -27,6 +27,7 @@ public abstract partial class PriorityScheduler
             ? $"{defaultNamePrefix}-{Interlocked.Increment(ref s_instanceCount)}"
             : options.Name;
         YieldQuantum = options.YieldQuantum;
+        HasYieldQuantum = YieldQuantum is not null;
         StallThreshold = options.StallThreshold;
 
         _lanes = new Lane[options.Lanes.Count];
@@ -74,6 +75,9 @@ public abstract partial class PriorityScheduler
 
     /// <summary>Gets the slice length after which <see cref="ShouldYield"/> turns true, or <see langword="null"/>.</summary>
     public TimeSpan? YieldQuantum { get; }
+
+    /// <summary>Gets whether <see cref="YieldQuantum"/> is set: only then do slices arm the quantum timer.</summary>
+    private protected bool HasYieldQuantum { get; }
 
     /// <summary>Gets the slice length from which a slice counts as a stall, or <see langword="null"/>.</summary>
     public TimeSpan? StallThreshold { get; }

@@ -32,6 +32,7 @@ public sealed partial class PriorityTaskScheduler
                 {
                     while (!TryDequeueLocked(out item, out lane))
                     {
+                        worker.LeaveLaneContext();
                         if (Acceptance != AcceptanceState.Open && _busyWorkers == 0)
                         {
                             Monitor.PulseAll(Gate);

@@ -1,0 +1,81 @@
+using PriorityAsync.Baselines;
+
+namespace PriorityAsync.Benchmarks.Backlog;
+
+/// <summary>
+/// The seed's protocol in the setup of <see cref="ParkedPostChain"/>: on one FIFO thread, <c>backlog</c> low-priority
+/// loops keep waiting for their turn while an urgent loop takes <see cref="Length"/> turns per run, then parks the
+/// thread. Each urgent turn re-posts every waiting continuation once, which is the cost the benchmark shows.
+/// </summary>
+public sealed class ParkedSeedTurns : IDisposable
+{
+    private const int UrgentPriority = 3;
+    private const int BacklogPriority = 1;
+
+    private readonly SeedPriorityProtocol _protocol = new();
+    private readonly ManualResetEventSlim _go = new();
+    private readonly ManualResetEventSlim _done = new();
+    private volatile bool _stopping;
+
+    /// <summary>Creates the loops' state; <see cref="Start"/> starts them.</summary>
+    public ParkedSeedTurns(int length) => Length = length;
+
+    /// <summary>Gets the number of urgent turns one run takes.</summary>
+    public int Length { get; }
+
+    /// <summary>Starts <paramref name="backlog"/> waiting loops and the parked urgent loop on <paramref name="context"/>.</summary>
+    public void Start(SynchronizationContext context, int backlog) => context.Post(
+        _ =>
+        {
+            for (var i = 0; i < backlog; i++)
+            {
+                _ = BacklogLoopAsync();
+            }
+
+            _ = UrgentLoopAsync();
+        },
+        null);
+
+    /// <summary>Releases the parked thread, which takes the urgent turns and parks again.</summary>
+    public void Run()
+    {
+        _go.Set();
+        _done.Wait();
+        _done.Reset();
+    }
+
+    /// <summary>Stops the loops.</summary>
+    public void Dispose()
+    {
+        _stopping = true;
+        _go.Set();
+    }
+
+    private async Task BacklogLoopAsync()
+    {
+        while (!_stopping)
+        {
+            await _protocol.WaitForTurnAsync(BacklogPriority);
+        }
+    }
+
+    private async Task UrgentLoopAsync()
+    {
+        while (true)
+        {
+            _go.Wait();
+            _go.Reset();
+            if (_stopping)
+            {
+                return;
+            }
+
+            for (var i = 0; i < Length; i++)
+            {
+                await _protocol.WaitForTurnAsync(UrgentPriority);
+            }
+
+            _done.Set();
+        }
+    }
+}

@@ -1,0 +1,15 @@
+namespace PriorityAsync.Benchmarks.LeaseLatency.Hosts;
+
+/// <summary>A <see cref="PriorityAsyncContext"/> on its own thread: processors in the processing lane, the lease loop in the lease lane.</summary>
+internal sealed class ContextThreadLeaseHost : ILeaseHost
+{
+    private readonly PriorityAsyncContextThread _thread = new();
+
+    public TimeProvider TimeProvider => _thread.Context.TimeProvider;
+
+    public Task StartProcessor(Func<Task> processor) => _thread.RunAsync(LanePriority.Processing, processor);
+
+    public Task StartLeaseLoop(Func<Task> leaseLoop) => _thread.RunAsync(LanePriority.Lease, leaseLoop);
+
+    public void Dispose() => _thread.Dispose();
+}

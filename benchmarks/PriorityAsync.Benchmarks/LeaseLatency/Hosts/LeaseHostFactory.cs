@@ -1,0 +1,34 @@
+namespace PriorityAsync.Benchmarks.LeaseLatency.Hosts;
+
+/// <summary>Names and creates the <see cref="ILeaseHost"/> of each <see cref="LeaseHostKind"/>.</summary>
+internal static class LeaseHostFactory
+{
+    /// <summary>The workers of the multi-thread scheduler (the machine's 2 cores).</summary>
+    public const int SchedulerWorkers = 2;
+
+    public static string Describe(LeaseHostKind kind) => kind switch
+    {
+        LeaseHostKind.PriorityAsyncContext => "PriorityAsyncContext (1 thread)",
+        LeaseHostKind.PriorityTaskScheduler => $"PriorityTaskScheduler ({SchedulerWorkers} workers)",
+        LeaseHostKind.FifoSingleThread => "FIFO single thread",
+        LeaseHostKind.ThreadPool => "ThreadPool",
+        LeaseHostKind.PriorityTaskSchedulerStarvedPool => $"PriorityTaskScheduler ({SchedulerWorkers} workers), pool starved",
+        LeaseHostKind.ThreadPoolStarved => "ThreadPool, starved",
+        _ => throw new ArgumentOutOfRangeException(nameof(kind), kind, null),
+    };
+
+    public static bool IsPriorityAsync(LeaseHostKind kind) =>
+        kind is LeaseHostKind.PriorityAsyncContext or LeaseHostKind.PriorityTaskScheduler or LeaseHostKind.PriorityTaskSchedulerStarvedPool;
+
+    public static bool StarvesThreadPool(LeaseHostKind kind) =>
+        kind is LeaseHostKind.PriorityTaskSchedulerStarvedPool or LeaseHostKind.ThreadPoolStarved;
+
+    public static ILeaseHost Create(LeaseHostKind kind) => kind switch
+    {
+        LeaseHostKind.PriorityAsyncContext => new ContextThreadLeaseHost(),
+        LeaseHostKind.PriorityTaskScheduler or LeaseHostKind.PriorityTaskSchedulerStarvedPool => new TaskSchedulerLeaseHost(SchedulerWorkers),
+        LeaseHostKind.FifoSingleThread => new FifoLeaseHost(),
+        LeaseHostKind.ThreadPool or LeaseHostKind.ThreadPoolStarved => new ThreadPoolLeaseHost(),
+        _ => throw new ArgumentOutOfRangeException(nameof(kind), kind, null),
+    };
+}

@@ -1,0 +1,23 @@
+namespace PriorityAsync.Benchmarks.LeaseLatency.Hosts;
+
+/// <summary>The schedulers the harness compares.</summary>
+internal enum LeaseHostKind
+{
+    /// <summary>A <see cref="PriorityAsync.PriorityAsyncContext"/> on one dedicated thread.</summary>
+    PriorityAsyncContext,
+
+    /// <summary>A <see cref="PriorityAsync.PriorityTaskScheduler"/> with 2 dedicated workers.</summary>
+    PriorityTaskScheduler,
+
+    /// <summary>A plain FIFO single-thread context.</summary>
+    FifoSingleThread,
+
+    /// <summary>The .NET thread pool, untouched.</summary>
+    ThreadPool,
+
+    /// <summary>A <see cref="PriorityAsync.PriorityTaskScheduler"/> with 2 dedicated workers while the thread pool is starved.</summary>
+    PriorityTaskSchedulerStarvedPool,
+
+    /// <summary>The .NET thread pool while it is starved.</summary>
+    ThreadPoolStarved,
+}

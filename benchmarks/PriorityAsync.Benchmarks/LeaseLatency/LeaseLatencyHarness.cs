@@ -1,0 +1,58 @@
+using System.Globalization;
+using PriorityAsync.Benchmarks.LeaseLatency.Hosts;
+
+namespace PriorityAsync.Benchmarks.LeaseLatency;
+
+/// <summary>
+/// The lease-latency harness (real time, not BenchmarkDotNet): how late a lease renewal runs while CPU-heavy
+/// processors saturate the scheduler. Prints one markdown table.
+/// </summary>
+/// <remarks>
+/// Usage: <c>lease-latency [--smoke] [--seconds N] [--renew-ms N]</c>. <c>--smoke</c> runs a few short cells so the
+/// harness cannot rot; it asserts nothing about speed.
+/// </remarks>
+internal static class LeaseLatencyHarness
+{
+    public static int Run(string[] args)
+    {
+        var smoke = args.Contains("--smoke");
+        var seconds = ReadOption(args, "--seconds") ?? (smoke ? 0.3 : 3.0);
+        var renew = TimeSpan.FromMilliseconds(ReadOption(args, "--renew-ms") ?? 5);
+        var duration = TimeSpan.FromSeconds(seconds);
+        TimeSpan[] slices = smoke ? [TimeSpan.FromMilliseconds(1)] : [TimeSpan.FromMilliseconds(1), TimeSpan.FromMilliseconds(10)];
+        int[] processorCounts = smoke ? [1, 10] : [1, 10, 100];
+
+        Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"Lease-latency harness: renew every {renew.TotalMilliseconds:0} ms, {seconds:0.0} s per cell, {Environment.ProcessorCount} cores, .NET {Environment.Version}{(smoke ? ", smoke run" : string.Empty)}."));
+        Console.WriteLine();
+        Console.WriteLine("| Scheduler | Slice | Processors | Renewals | p50 late (ms) | p99 late (ms) | max late (ms) | Slices/s | p99 ≤ slice + 1 ms |");
+        Console.WriteLine("|---|---|---|---|---|---|---|---|---|");
+        var missed = 0;
+        foreach (var host in Enum.GetValues<LeaseHostKind>())
+        {
+            foreach (var slice in slices)
+            {
+                foreach (var processors in processorCounts)
+                {
+                    var result = new LeaseLatencyCell(host, slice, processors).Run(duration, renew);
+                    Console.WriteLine(result.ToMarkdownRow());
+                    if (LeaseHostFactory.IsPriorityAsync(host) && !result.MeetsGoal)
+                    {
+                        missed++;
+                    }
+                }
+            }
+        }
+
+        Console.WriteLine();
+        Console.WriteLine($"PriorityAsync cells over the goal: {missed}. A '≥' marks a renewal still waiting when the cell ended (a lower bound).");
+        return 0;
+    }
+
+    private static double? ReadOption(string[] args, string name)
+    {
+        var index = Array.IndexOf(args, name);
+        return index >= 0 && index + 1 < args.Length
+            ? double.Parse(args[index + 1], CultureInfo.InvariantCulture)
+            : null;
+    }
+}

@@ -1,0 +1,20 @@
+using BenchmarkDotNet.Running;
+using PriorityAsync.Benchmarks.Dispatch;
+using PriorityAsync.Benchmarks.Infrastructure;
+using PriorityAsync.Benchmarks.LeaseLatency;
+
+// `lease-latency [--smoke]` runs the real-time lease-latency harness, `dispatch-cpu-time [--smoke]` the CPU-time
+// dispatch probe; anything else goes to BenchmarkDotNet.
+if (args.Length > 0 && args[0] == "lease-latency")
+{
+    return LeaseLatencyHarness.Run(args[1..]);
+}
+
+if (args.Length > 0 && args[0] == "dispatch-cpu-time")
+{
+    return DispatchCpuTimeProbe.Run(args[1..]);
+}
+
+var config = BenchmarkConfig.FromArguments(args, out var benchmarkArgs);
+BenchmarkSwitcher.FromAssembly(typeof(Program).Assembly).Run(benchmarkArgs, config);
+return 0;
