@@ -17,7 +17,13 @@ public sealed partial class MessagePump
                 var wait = remaining - RenewalBuffer(remaining);
                 if (wait > TimeSpan.Zero)
                 {
-                    await Task.Delay(wait, TimeProvider, token);
+                    // Settling the message cancels this wait for every message: end quietly rather than through an
+                    // OperationCanceledException per message, which dominated the pump's per-message cost.
+                    await PauseAsync(wait, token);
+                    if (token.IsCancellationRequested)
+                    {
+                        return;
+                    }
                 }
 
                 if (!await RenewAsync(context, token))

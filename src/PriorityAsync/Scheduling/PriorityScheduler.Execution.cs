@@ -76,7 +76,6 @@ public abstract partial class PriorityScheduler
                 worker.EndSlice();
             }
 
-            lane.CountDispatched();
             if (timed)
             {
                 EndTimedSlice(lane, _clock.GetElapsedTime(start));
@@ -87,15 +86,10 @@ public abstract partial class PriorityScheduler
                 PriorityAsyncMetrics.Dispatched.Add(1, PriorityAsyncMetrics.Tags(lane));
             }
 
-            worker.CurrentLane = null;
-
             // The lane's context stays installed for the next item (see Worker.EnterLaneContext); the loops restore
-            // the thread's own before they wait, advance virtual time or exit. Dequeuing runs foreign code only with
-            // starvation bounds (the clock) or a queue-length listener: then restore now, as every item used to.
-            if (false && (_hasStarvationBounds || PriorityAsyncMetrics.QueueLength.Enabled))
-            {
-                worker.LeaveLaneContext();
-            }
+            // the thread's own before they wait, advance virtual time or exit. In between, dequeuing runs no user
+            // code but the clock's GetTimestamp (with starvation bounds) and metric listeners.
+            worker.CurrentLane = null;
         }
     }
 

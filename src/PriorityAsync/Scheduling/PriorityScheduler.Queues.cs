@@ -44,6 +44,9 @@ public abstract partial class PriorityScheduler
         set => _acceptance = value;
     }
 
+    /// <summary>Gets whether any lane in <paramref name="laneMask"/> has a ready item (one volatile read).</summary>
+    internal bool IsReady(int laneMask) => (_readyMask & laneMask) != 0;
+
     /// <summary>Queues a task, continuation or callback into <paramref name="lane"/>.</summary>
     internal void Enqueue(Lane lane, object callback, object? state)
     {
@@ -146,6 +149,7 @@ public abstract partial class PriorityScheduler
         }
 
         lane = _lanes[rank];
+        lane.CountDispatchedLocked();
         if (PriorityAsyncMetrics.QueueLength.Enabled)
         {
             PriorityAsyncMetrics.QueueLength.Add(-1, PriorityAsyncMetrics.Tags(lane));

@@ -61,4 +61,27 @@ public class ShouldYieldTests
 
         context.ShouldYield.Should().BeFalse();
     }
+
+    [Fact]
+    public void LaneHasMoreUrgentWork_SeesOnlyMoreUrgentLanes_FromAnyThread()
+    {
+        var observed = new List<bool>();
+        PriorityAsyncContext.Run(async () =>
+        {
+            var scheduler = PriorityScheduler.Current!;
+            await PriorityScheduler.YieldTo(LanePriority.Processing);
+            var lane = PriorityScheduler.CurrentLane!;
+            observed.Add(lane.HasMoreUrgentWork);
+            scheduler.GetLane(LanePriority.Receive).SynchronizationContext.Post(_ => { }, null);
+            observed.Add(lane.HasMoreUrgentWork);
+            scheduler.GetLane(LanePriority.Lease).SynchronizationContext.Post(_ => { }, null);
+            observed.Add(lane.HasMoreUrgentWork);
+            observed.Add(Task.Run(() => lane.HasMoreUrgentWork).Result); // the context thread waits: the lease item cannot run
+            await Task.Yield();
+            observed.Add(lane.HasMoreUrgentWork);
+        });
+
+        // The last read comes after the yield, when the lease item has run.
+        observed.Should().Equal(false, false, true, true, false);
+    }
 }
