@@ -22,6 +22,7 @@ public class ShouldYieldBenchmarks
     private Action _cancellationTokenLoop = null!;
     private Action _shouldYieldLoop = null!;
     private Action _currentShouldYieldLoop = null!;
+    private Action _laneHasMoreUrgentWorkLoop = null!;
     private Func<Task> _yieldIfNeededLoop = null!;
     private int _trueCount;
 
@@ -36,6 +37,7 @@ public class ShouldYieldBenchmarks
         _cancellationTokenLoop = CancellationTokenLoop;
         _shouldYieldLoop = ShouldYieldLoop;
         _currentShouldYieldLoop = CurrentShouldYieldLoop;
+        _laneHasMoreUrgentWorkLoop = LaneHasMoreUrgentWorkLoop;
         _yieldIfNeededLoop = YieldIfNeededLoopAsync;
     }
 
@@ -59,6 +61,10 @@ public class ShouldYieldBenchmarks
     /// <summary><c>PriorityScheduler.Current!.ShouldYield</c> in the processing lane (code that holds no scheduler reference).</summary>
     [Benchmark(OperationsPerInvoke = ChecksPerOperation)]
     public void Current_ShouldYield() => _invoker.Invoke(_processingLane, _currentShouldYieldLoop);
+
+    /// <summary><c>lane.HasMoreUrgentWork</c> in the processing lane: the lane read once, no thread-local lookup per check.</summary>
+    [Benchmark(OperationsPerInvoke = ChecksPerOperation)]
+    public void Lane_HasMoreUrgentWork() => _invoker.Invoke(_processingLane, _laneHasMoreUrgentWorkLoop);
 
     /// <summary><c>await PriorityScheduler.YieldIfNeeded()</c> when no yield is needed (completes synchronously).</summary>
     [Benchmark(OperationsPerInvoke = ChecksPerOperation)]
@@ -104,6 +110,21 @@ public class ShouldYieldBenchmarks
         for (var i = 0; i < ChecksPerOperation; i++)
         {
             if (PriorityScheduler.Current!.ShouldYield)
+            {
+                count++;
+            }
+        }
+
+        _trueCount = count;
+    }
+
+    private void LaneHasMoreUrgentWorkLoop()
+    {
+        var lane = PriorityScheduler.CurrentLane!;
+        var count = 0;
+        for (var i = 0; i < ChecksPerOperation; i++)
+        {
+            if (lane.HasMoreUrgentWork)
             {
                 count++;
             }

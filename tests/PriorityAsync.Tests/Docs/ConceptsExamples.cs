@@ -83,7 +83,7 @@ public class ConceptsExamples
             for (var item = 0; item < 1_000; item++)
             {
                 Crunch(item);
-                if (scheduler.ShouldYield)                       // two field reads: cheap enough per item
+                if (scheduler.ShouldYield)                       // no lock, no clock: cheap enough per item
                 {
                     await PriorityScheduler.YieldIfNeeded();     // lets Input and Render run, then resumes here
                 }
