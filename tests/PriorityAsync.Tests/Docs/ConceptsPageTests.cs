@@ -1,0 +1,36 @@
+namespace PriorityAsync.Tests.Docs;
+
+public class ConceptsPageTests
+{
+    [Theory]
+    [InlineData("single-thread")]
+    [InlineData("multi-thread")]
+    [InlineData("custom-lanes")]
+    public void EveryExampleOfTheConceptsPage_IsTheCompiledExample(string region)
+    {
+        var root = FindRepositoryRoot();
+        var source = File.ReadAllLines(Path.Combine(root, "tests", "PriorityAsync.Tests", "Docs", "ConceptsExamples.cs"));
+        var start = Array.FindIndex(source, l => l.Trim() == $"// <{region}>") + 1;
+        var end = Array.FindIndex(source, l => l.Trim() == $"// </{region}>");
+        start.Should().BePositive();
+        end.Should().BeGreaterThan(start);
+        var lines = source[start..end].Reverse().SkipWhile(l => l.Trim().Length == 0).Reverse().ToArray();
+        var indent = lines.Where(l => l.Trim().Length > 0).Min(l => l.Length - l.TrimStart().Length);
+        var code = string.Join("\n", lines.Select(l => l.Length >= indent ? l[indent..] : l.TrimStart()));
+
+        var page = File.ReadAllText(Path.Combine(root, "docs", "concepts.md")).Replace("\r\n", "\n");
+
+        page.Should().Contain($"<!-- {region} -->\n```csharp\n{code}\n```");
+    }
+
+    private static string FindRepositoryRoot()
+    {
+        var directory = new DirectoryInfo(AppContext.BaseDirectory);
+        while (directory is not null && !File.Exists(Path.Combine(directory.FullName, "PriorityAsync.sln")))
+        {
+            directory = directory.Parent;
+        }
+
+        return directory?.FullName ?? throw new InvalidOperationException("PriorityAsync.sln not found above the test binaries.");
+    }
+}
