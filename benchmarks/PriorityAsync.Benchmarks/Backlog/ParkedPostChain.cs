@@ -11,9 +11,7 @@ public sealed class ParkedPostChain : IDisposable
     private static readonly SendOrPostCallback s_park = static s => ((ParkedPostChain)s!).Park();
 
     private readonly SynchronizationContext _lane;
-    private readonly ManualResetEventSlim _go = new();
-    private readonly ManualResetEventSlim _done = new();
-    private volatile bool _stopping;
+    private readonly ParkingGate _gate = new();
     private int _remaining;
 
     /// <summary>Creates a chain of <paramref name="length"/> dispatches in the lane whose context is <paramref name="lane"/>.</summary>
@@ -30,25 +28,14 @@ public sealed class ParkedPostChain : IDisposable
     public void Start() => _lane.Post(s_park, this);
 
     /// <summary>Releases the parked thread, which runs the chain and parks again.</summary>
-    public void Run()
-    {
-        _go.Set();
-        _done.Wait();
-        _done.Reset();
-    }
+    public void Run() => _gate.RunOnce();
 
     /// <summary>Releases the parked thread for good.</summary>
-    public void Dispose()
-    {
-        _stopping = true;
-        _go.Set();
-    }
+    public void Dispose() => _gate.Dispose();
 
     private void Park()
     {
-        _go.Wait();
-        _go.Reset();
-        if (_stopping)
+        if (!_gate.Park())
         {
             return;
         }
@@ -61,7 +48,7 @@ public sealed class ParkedPostChain : IDisposable
     {
         if (--_remaining == 0)
         {
-            _done.Set();
+            _gate.RunFinished();
             Park();
             return;
         }

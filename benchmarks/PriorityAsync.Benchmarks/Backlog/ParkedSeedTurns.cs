@@ -13,9 +13,7 @@ public sealed class ParkedSeedTurns : IDisposable
     private const int BacklogPriority = 1;
 
     private readonly SeedPriorityProtocol _protocol = new();
-    private readonly ManualResetEventSlim _go = new();
-    private readonly ManualResetEventSlim _done = new();
-    private volatile bool _stopping;
+    private readonly ParkingGate _gate = new();
 
     /// <summary>Creates the loops' state; <see cref="Start"/> starts them.</summary>
     public ParkedSeedTurns(int length) => Length = length;
@@ -37,23 +35,14 @@ public sealed class ParkedSeedTurns : IDisposable
         null);
 
     /// <summary>Releases the parked thread, which takes the urgent turns and parks again.</summary>
-    public void Run()
-    {
-        _go.Set();
-        _done.Wait();
-        _done.Reset();
-    }
+    public void Run() => _gate.RunOnce();
 
     /// <summary>Stops the loops.</summary>
-    public void Dispose()
-    {
-        _stopping = true;
-        _go.Set();
-    }
+    public void Dispose() => _gate.Dispose();
 
     private async Task BacklogLoopAsync()
     {
-        while (!_stopping)
+        while (!_gate.IsStopping)
         {
             await _protocol.WaitForTurnAsync(BacklogPriority);
         }
@@ -61,21 +50,14 @@ public sealed class ParkedSeedTurns : IDisposable
 
     private async Task UrgentLoopAsync()
     {
-        while (true)
+        while (_gate.Park())
         {
-            _go.Wait();
-            _go.Reset();
-            if (_stopping)
-            {
-                return;
-            }
-
             for (var i = 0; i < Length; i++)
             {
                 await _protocol.WaitForTurnAsync(UrgentPriority);
             }
 
-            _done.Set();
+            _gate.RunFinished();
         }
     }
 }

@@ -1,3 +1,5 @@
+using PriorityAsync.Tests.Shared;
+
 namespace PriorityAsync.Messaging.Tests.Docs;
 
 public class DocsTests
@@ -13,7 +15,7 @@ public class DocsTests
     [Fact]
     public void QuickStart_InTheDoc_IsTheCompiledSample()
     {
-        var root = FindRepositoryRoot();
+        var root = RepositoryRoot.Find();
         var sample = File.ReadAllLines(Path.Combine(root, "tests", "MessagePump.Tests", "Docs", "QuickStartSample.cs"));
         var start = Array.FindIndex(sample, l => l.Trim() == "// <quick-start>") + 1;
         var end = Array.FindIndex(sample, l => l.Trim() == "// </quick-start>");
@@ -24,16 +26,5 @@ public class DocsTests
         var doc = File.ReadAllText(Path.Combine(root, "docs", "message-pump.md")).Replace("\r\n", "\n");
 
         doc.Should().Contain(code);
-    }
-
-    private static string FindRepositoryRoot()
-    {
-        var directory = new DirectoryInfo(AppContext.BaseDirectory);
-        while (directory is not null && !File.Exists(Path.Combine(directory.FullName, "PriorityAsync.sln")))
-        {
-            directory = directory.Parent;
-        }
-
-        return directory?.FullName ?? throw new InvalidOperationException("PriorityAsync.sln not found above the test binaries.");
     }
 }

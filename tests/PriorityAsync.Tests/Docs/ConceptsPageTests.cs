@@ -1,3 +1,5 @@
+using PriorityAsync.Tests.Shared;
+
 namespace PriorityAsync.Tests.Docs;
 
 public class ConceptsPageTests
@@ -8,7 +10,7 @@ public class ConceptsPageTests
     [InlineData("custom-lanes")]
     public void EveryExampleOfTheConceptsPage_IsTheCompiledExample(string region)
     {
-        var root = FindRepositoryRoot();
+        var root = RepositoryRoot.Find();
         var source = File.ReadAllLines(Path.Combine(root, "tests", "PriorityAsync.Tests", "Docs", "ConceptsExamples.cs"));
         var start = Array.FindIndex(source, l => l.Trim() == $"// <{region}>") + 1;
         var end = Array.FindIndex(source, l => l.Trim() == $"// </{region}>");
@@ -21,16 +23,5 @@ public class ConceptsPageTests
         var page = File.ReadAllText(Path.Combine(root, "docs", "concepts.md")).Replace("\r\n", "\n");
 
         page.Should().Contain($"<!-- {region} -->\n```csharp\n{code}\n```");
-    }
-
-    private static string FindRepositoryRoot()
-    {
-        var directory = new DirectoryInfo(AppContext.BaseDirectory);
-        while (directory is not null && !File.Exists(Path.Combine(directory.FullName, "PriorityAsync.sln")))
-        {
-            directory = directory.Parent;
-        }
-
-        return directory?.FullName ?? throw new InvalidOperationException("PriorityAsync.sln not found above the test binaries.");
     }
 }
