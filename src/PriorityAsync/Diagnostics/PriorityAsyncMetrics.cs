@@ -8,11 +8,12 @@ namespace PriorityAsync;
 /// <c>priorityasync.scheduler</c> (the scheduler's name) and <c>priorityasync.lane</c> (the lane's name).
 /// </summary>
 /// <remarks>
-/// Instruments: <c>priorityasync.lane.queue.length</c> (up-down counter, items waiting),
-/// <c>priorityasync.lane.dispatched</c> (counter, items run), <c>priorityasync.lane.wait.duration</c>
+/// Instruments: <c>priorityasync.lane.queue.length</c> (observable gauge, items waiting),
+/// <c>priorityasync.lane.dispatched</c> (observable counter, items taken to run), <c>priorityasync.lane.wait.duration</c>
 /// (histogram, seconds from enqueue to start), <c>priorityasync.lane.slice.duration</c> (histogram, seconds one item
 /// held its thread) and <c>priorityasync.lane.stalls</c> (counter, slices at or over the stall threshold).
-/// Nothing is measured while no listener is enabled for an instrument.
+/// Queue length and dispatches are observed from the lanes' own counts when a listener collects, so they cost the
+/// dispatch path nothing; the histograms and the stall counter are measured only while a listener enables them.
 /// </remarks>
 public static class PriorityAsyncMetrics
 {
@@ -27,11 +28,14 @@ public static class PriorityAsyncMetrics
 
     private static readonly Meter Meter = new(MeterName, typeof(PriorityAsyncMetrics).Assembly.GetName().Version?.ToString());
 
-    internal static readonly UpDownCounter<long> QueueLength =
-        Meter.CreateUpDownCounter<long>("priorityasync.lane.queue.length", "{item}", "Items waiting in a lane.");
+    private static readonly object LiveGate = new();
+    private static readonly List<WeakReference<PriorityScheduler>> LiveSchedulers = [];
 
-    internal static readonly Counter<long> Dispatched =
-        Meter.CreateCounter<long>("priorityasync.lane.dispatched", "{item}", "Items a lane has run.");
+    internal static readonly ObservableGauge<long> QueueLength =
+        Meter.CreateObservableGauge("priorityasync.lane.queue.length", () => Observe(lane => lane.QueueLength), "{item}", "Items waiting in a lane.");
+
+    internal static readonly ObservableCounter<long> Dispatched =
+        Meter.CreateObservableCounter("priorityasync.lane.dispatched", () => Observe(lane => lane.DispatchedCount), "{item}", "Items a lane has taken to run.");
 
     internal static readonly Histogram<double> WaitDuration =
         Meter.CreateHistogram<double>("priorityasync.lane.wait.duration", "s", "Time from enqueue to the start of an item.");
@@ -42,9 +46,49 @@ public static class PriorityAsyncMetrics
     internal static readonly Counter<long> Stalls =
         Meter.CreateCounter<long>("priorityasync.lane.stalls", "{stall}", "Slices that reached the stall threshold.");
 
+    /// <summary>Makes a scheduler's lanes observable by the queue-length and dispatched instruments.</summary>
+    internal static void Register(PriorityScheduler scheduler)
+    {
+        lock (LiveGate)
+        {
+            LiveSchedulers.RemoveAll(r => !r.TryGetTarget(out _));
+            LiveSchedulers.Add(new WeakReference<PriorityScheduler>(scheduler));
+        }
+    }
+
+    /// <summary>Stops observing a scheduler that has finished.</summary>
+    internal static void Unregister(PriorityScheduler scheduler)
+    {
+        lock (LiveGate)
+        {
+            LiveSchedulers.RemoveAll(r => !r.TryGetTarget(out var live) || ReferenceEquals(live, scheduler));
+        }
+    }
+
     internal static TagList Tags(Lane lane) => new()
     {
         { SchedulerTag, lane.Scheduler.Name },
         { LaneTag, lane.Name },
     };
+
+    /// <summary>One measurement per lane of every live scheduler; runs only when a listener collects.</summary>
+    private static List<Measurement<long>> Observe(Func<Lane, long> value)
+    {
+        PriorityScheduler[] schedulers;
+        lock (LiveGate)
+        {
+            schedulers = [.. LiveSchedulers.Select(r => r.TryGetTarget(out var s) ? s : null).OfType<PriorityScheduler>()];
+        }
+
+        var measurements = new List<Measurement<long>>();
+        foreach (var scheduler in schedulers)
+        {
+            foreach (var lane in scheduler.Lanes)
+            {
+                measurements.Add(new Measurement<long>(value(lane), Tags(lane)));
+            }
+        }
+
+        return measurements;
+    }
 }

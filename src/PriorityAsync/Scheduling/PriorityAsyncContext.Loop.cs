@@ -69,7 +69,7 @@ public sealed partial class PriorityAsyncContext
 
             if (dispose)
             {
-                StopOwnedTimers();
+                ReleaseResources();
             }
         }
     }

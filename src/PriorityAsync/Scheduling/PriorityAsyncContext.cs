@@ -112,6 +112,6 @@ public sealed partial class PriorityAsyncContext : PriorityScheduler, IDisposabl
             Acceptance = AcceptanceState.Disposed;
         }
 
-        StopOwnedTimers();
+        ReleaseResources();
     }
 }

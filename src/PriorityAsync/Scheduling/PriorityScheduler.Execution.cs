@@ -81,10 +81,6 @@ public abstract partial class PriorityScheduler
                 EndTimedSlice(lane, _clock.GetElapsedTime(start));
             }
 
-            if (PriorityAsyncMetrics.Dispatched.Enabled)
-            {
-                PriorityAsyncMetrics.Dispatched.Add(1, PriorityAsyncMetrics.Tags(lane));
-            }
 
             // The lane's context stays installed for the next item (see Worker.EnterLaneContext); the loops restore
             // the thread's own before they wait, advance virtual time or exit. In between, dequeuing runs no user

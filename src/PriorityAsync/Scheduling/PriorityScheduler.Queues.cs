@@ -150,11 +150,6 @@ public abstract partial class PriorityScheduler
 
         lane = _lanes[rank];
         lane.CountDispatchedLocked();
-        if (PriorityAsyncMetrics.QueueLength.Enabled)
-        {
-            PriorityAsyncMetrics.QueueLength.Add(-1, PriorityAsyncMetrics.Tags(lane));
-        }
-
         return true;
     }
 
@@ -174,11 +169,6 @@ public abstract partial class PriorityScheduler
             _queues[rank].Enqueue(new WorkItem(callback, state, timestamp));
             _readyMask |= 1 << rank;
             OnWorkAvailableLocked();
-        }
-
-        if (PriorityAsyncMetrics.QueueLength.Enabled)
-        {
-            PriorityAsyncMetrics.QueueLength.Add(1, PriorityAsyncMetrics.Tags(lane));
         }
 
         return true;

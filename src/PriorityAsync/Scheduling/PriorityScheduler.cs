@@ -54,6 +54,7 @@ public abstract partial class PriorityScheduler
         }
 
         _timeProvider = new LaneTimeProvider(this, _clock);
+        PriorityAsyncMetrics.Register(this);
     }
 
     /// <summary>Raised on the worker thread after a slice held its thread for at least <see cref="StallThreshold"/>. Keep handlers short.</summary>
@@ -126,6 +127,10 @@ public abstract partial class PriorityScheduler
     /// <inheritdoc />
     public override string ToString() => $"{GetType().Name} '{Name}'";
 
-    /// <summary>Stops the dedicated timer thread, if the scheduler owns one.</summary>
-    private protected void StopOwnedTimers() => _ownedTimerThread?.Dispose();
+    /// <summary>Stops the dedicated timer thread, if the scheduler owns one, and stops publishing the lanes' metrics.</summary>
+    private protected void ReleaseResources()
+    {
+        _ownedTimerThread?.Dispose();
+        PriorityAsyncMetrics.Unregister(this);
+    }
 }

@@ -118,7 +118,7 @@ public sealed partial class PriorityTaskScheduler
     /// <summary>Stops the timer thread and completes <see cref="Completion"/>. Runs once, outside the lock.</summary>
     private void Finish()
     {
-        StopOwnedTimers();
+        ReleaseResources();
         lock (Gate)
         {
             while (_spareWorkers.Count > 0)

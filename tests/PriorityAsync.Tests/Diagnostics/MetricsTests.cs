@@ -18,13 +18,37 @@ public class MetricsTests
             var processing = scheduler.GetLane(LanePriority.Processing).Run(() => clock.Advance(TimeSpan.FromMilliseconds(30)));
             var receive = scheduler.GetLane(LanePriority.Receive).Run(() => { });
             await Task.WhenAll(processing, receive);
+            collector.Observe(); // while the context lives: a disposed scheduler is no longer published
         }, new PrioritySchedulerOptions { Name = name, TimeProvider = clock });
 
-        collector.Sum("priorityasync.lane.dispatched", "Processing").Should().Be(1);
-        collector.Sum("priorityasync.lane.dispatched", "Receive").Should().Be(1);
-        collector.Sum("priorityasync.lane.queue.length", "Receive").Should().Be(0, "every item queued was taken");
+        collector.Values("priorityasync.lane.dispatched", "Processing").Should().Equal(1);
+        collector.Values("priorityasync.lane.dispatched", "Receive").Should().Equal(1);
+        collector.Values("priorityasync.lane.queue.length", "Receive").Should().Equal([0.0], "every item queued was taken");
         collector.Values("priorityasync.lane.slice.duration", "Processing").Should().Contain(0.03);
         collector.Values("priorityasync.lane.wait.duration", "Receive").Should().Contain(0.03, "the receive item waited behind the 30 ms processing slice");
+    }
+
+    [Fact]
+    public void QueueLength_IsObservedFromTheLanes_WhileWorkWaits()
+    {
+        var name = $"queue-{Guid.NewGuid():N}";
+        using var collector = new MeasurementCollector(name);
+        var observedWhileWaiting = new List<double>();
+
+        PriorityAsyncContext.Run(async () =>
+        {
+            var scheduler = PriorityScheduler.Current!;
+            for (var i = 0; i < 3; i++)
+            {
+                scheduler.GetLane(LanePriority.Receive).SynchronizationContext.Post(_ => { }, null);
+            }
+
+            collector.Observe();
+            observedWhileWaiting.AddRange(collector.Values("priorityasync.lane.queue.length", "Receive"));
+            await PriorityScheduler.YieldTo(LanePriority.Receive);
+        }, new PrioritySchedulerOptions { Name = name });
+
+        observedWhileWaiting.Should().Equal(3);
     }
 
     [Fact]
@@ -82,6 +106,9 @@ public class MetricsTests
                 }
             }
         }
+
+        /// <summary>Collects the observable instruments (queue length, dispatched) once.</summary>
+        public void Observe() => _listener.RecordObservableInstruments();
 
         public double Sum(string instrument, string lane) => Values(instrument, lane).Sum();
 
