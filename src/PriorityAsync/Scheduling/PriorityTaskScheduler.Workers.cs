@@ -2,6 +2,12 @@ namespace PriorityAsync;
 
 public sealed partial class PriorityTaskScheduler
 {
+    /// <summary>How many times an idle dedicated worker re-checks the lanes before it sleeps.</summary>
+    private const int IdleSpinRounds = 16;
+
+    /// <summary>The busy-wait between two re-checks (about a microsecond).</summary>
+    private const int IdleSpinIterations = 20;
+
     /// <inheritdoc />
     private protected override void OnWorkAvailableLocked()
     {
@@ -22,38 +28,11 @@ public sealed partial class PriorityTaskScheduler
     private void DedicatedWorkerLoop()
     {
         var worker = new Worker(this);
+        var finish = false;
         using (EnterWorker(worker))
         {
-            while (true)
+            while (TryTakeNext(worker, out var item, out var lane, out finish))
             {
-                WorkItem item;
-                Lane lane;
-                lock (Gate)
-                {
-                    while (!TryDequeueLocked(out item, out lane))
-                    {
-                        worker.LeaveLaneContext();
-                        if (Acceptance != AcceptanceState.Open && _busyWorkers == 0)
-                        {
-                            Monitor.PulseAll(Gate);
-                            var last = ++_exitedWorkers == WorkerCount && TryMarkFinishedLocked();
-                            worker.Dispose();
-                            if (last)
-                            {
-                                Finish();
-                            }
-
-                            return;
-                        }
-
-                        _idleWorkers++;
-                        Monitor.Wait(Gate);
-                        _idleWorkers--;
-                    }
-
-                    _busyWorkers++;
-                }
-
                 Execute(worker, lane, item);
                 lock (Gate)
                 {
@@ -64,6 +43,60 @@ public sealed partial class PriorityTaskScheduler
                     }
                 }
             }
+        }
+
+        worker.Dispose();
+        if (finish)
+        {
+            // Outside the lock: Finish joins the timer thread, which may be waiting for the lock to enqueue a firing.
+            Finish();
+        }
+    }
+
+    /// <summary>
+    /// Waits for the next item of a dedicated worker: spins briefly with the lock released (a burst of posts then
+    /// costs no kernel wake-up per item), then sleeps until an enqueue pulses it. False when the worker must exit;
+    /// <paramref name="finish"/> is then true for the last worker out.
+    /// </summary>
+    private bool TryTakeNext(Worker worker, out WorkItem item, out Lane lane, out bool finish)
+    {
+        finish = false;
+        var spins = 0;
+        lock (Gate)
+        {
+            while (!TryDequeueLocked(out item, out lane))
+            {
+                worker.LeaveLaneContext();
+                if (Acceptance != AcceptanceState.Open && _busyWorkers == 0)
+                {
+                    Monitor.PulseAll(Gate);
+                    finish = ++_exitedWorkers == WorkerCount && TryMarkFinishedLocked();
+                    return false;
+                }
+
+                if (spins++ < IdleSpinRounds)
+                {
+                    Monitor.Exit(Gate);
+                    try
+                    {
+                        Thread.SpinWait(IdleSpinIterations);
+                    }
+                    finally
+                    {
+                        Monitor.Enter(Gate);
+                    }
+
+                    continue;
+                }
+
+                _idleWorkers++;
+                Monitor.Wait(Gate);
+                _idleWorkers--;
+                spins = 0;
+            }
+
+            _busyWorkers++;
+            return true;
         }
     }
 

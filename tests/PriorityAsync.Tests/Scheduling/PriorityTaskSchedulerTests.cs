@@ -151,6 +151,25 @@ public class PriorityTaskSchedulerTests
         scheduler.Completion.IsCompletedSuccessfully.Should().BeTrue();
     }
 
+    [Fact]
+    public async Task Dispose_WhileTimersKeepFiring_NeverDeadlocks()
+    {
+        for (var round = 0; round < 40; round++)
+        {
+            var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = 2 });
+            var timers = Enumerable.Range(0, 4)
+                .Select(_ => scheduler.TimeProvider.CreateTimer(_ => Thread.SpinWait(50), null, TimeSpan.Zero, TimeSpan.FromMilliseconds(1)))
+                .ToList();
+            await Task.Delay(2);
+
+            var dispose = Task.Run(scheduler.Dispose);
+            var finished = await Task.WhenAny(dispose, Task.Delay(Generous));
+
+            finished.Should().BeSameAs(dispose, $"round {round}: disposal must not wait on a timer thread that waits on the scheduler");
+            timers.ForEach(t => t.Dispose());
+        }
+    }
+
     private static void InterlockedMax(ref int target, int value)
     {
         var current = Volatile.Read(ref target);
