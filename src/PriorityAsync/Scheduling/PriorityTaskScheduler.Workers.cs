@@ -2,12 +2,6 @@ namespace PriorityAsync;
 
 public sealed partial class PriorityTaskScheduler
 {
-    /// <summary>How many times an idle dedicated worker re-checks the lanes before it sleeps.</summary>
-    private const int IdleSpinRounds = 16;
-
-    /// <summary>The busy-wait between two re-checks (about a microsecond).</summary>
-    private const int IdleSpinIterations = 20;
-
     /// <inheritdoc />
     private protected override void OnWorkAvailableLocked()
     {
@@ -54,14 +48,12 @@ public sealed partial class PriorityTaskScheduler
     }
 
     /// <summary>
-    /// Waits for the next item of a dedicated worker: spins briefly with the lock released (a burst of posts then
-    /// costs no kernel wake-up per item), then sleeps until an enqueue pulses it. False when the worker must exit;
-    /// <paramref name="finish"/> is then true for the last worker out.
+    /// Waits for the next item of a dedicated worker, sleeping until an enqueue pulses it. False when the worker must
+    /// exit; <paramref name="finish"/> is then true for the last worker out.
     /// </summary>
     private bool TryTakeNext(Worker worker, out WorkItem item, out Lane lane, out bool finish)
     {
         finish = false;
-        var spins = 0;
         lock (Gate)
         {
             while (!TryDequeueLocked(out item, out lane))
@@ -74,25 +66,9 @@ public sealed partial class PriorityTaskScheduler
                     return false;
                 }
 
-                if (spins++ < IdleSpinRounds)
-                {
-                    Monitor.Exit(Gate);
-                    try
-                    {
-                        Thread.SpinWait(IdleSpinIterations);
-                    }
-                    finally
-                    {
-                        Monitor.Enter(Gate);
-                    }
-
-                    continue;
-                }
-
                 _idleWorkers++;
                 Monitor.Wait(Gate);
                 _idleWorkers--;
-                spins = 0;
             }
 
             _busyWorkers++;
