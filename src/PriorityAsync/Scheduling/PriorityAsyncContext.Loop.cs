@@ -23,7 +23,7 @@ public sealed partial class PriorityAsyncContext
 
     private Task RunToCompletion(LanePriority lane, Func<Task> start)
     {
-        GetLane(lane);
+        _ = GetLane(lane); // throws for a lane the context does not have, before the context counts as started
         lock (Gate)
         {
             if (Acceptance == AcceptanceState.Disposed)

@@ -19,7 +19,7 @@ public abstract partial class PriorityScheduler
             return worker is not null
                 && ReferenceEquals(worker.Scheduler, this)
                 && worker.CurrentLane is { } lane
-                && ((_readyMask & lane.MoreUrgentMask) != 0 || worker.QuantumExpired);
+                && (lane.HasMoreUrgentWork || worker.QuantumExpired);
         }
     }
 

@@ -34,9 +34,6 @@ public abstract partial class PriorityScheduler
     /// <summary>Gets the number of async operations started in a lane (async void methods) that have not completed.</summary>
     private protected int OutstandingOperations => Volatile.Read(ref _outstandingOperations);
 
-    /// <summary>Gets whether any lane has a ready item. Read under <see cref="Gate"/> for a stable answer.</summary>
-    private protected bool HasReadyWork => _readyMask != 0;
-
     /// <summary>Gets or sets whether and from where the scheduler accepts work. Change it under <see cref="Gate"/>.</summary>
     private protected AcceptanceState Acceptance
     {

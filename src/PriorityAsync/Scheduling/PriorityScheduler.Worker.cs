@@ -18,9 +18,6 @@ public abstract partial class PriorityScheduler
         }
     }
 
-    /// <summary>Gets the worker of the calling thread, whatever scheduler it belongs to.</summary>
-    private protected static Worker? CurrentWorker => t_worker;
-
     /// <summary>Makes the calling thread a worker of this scheduler until the returned scope is disposed.</summary>
     private protected WorkerScope EnterWorker(Worker worker)
     {

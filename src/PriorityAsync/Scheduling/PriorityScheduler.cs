@@ -27,7 +27,6 @@ public abstract partial class PriorityScheduler
             ? $"{defaultNamePrefix}-{Interlocked.Increment(ref s_instanceCount)}"
             : options.Name;
         YieldQuantum = options.YieldQuantum;
-        HasYieldQuantum = YieldQuantum is not null;
         StallThreshold = options.StallThreshold;
 
         _lanes = new Lane[options.Lanes.Count];
@@ -78,7 +77,7 @@ public abstract partial class PriorityScheduler
     public TimeSpan? YieldQuantum { get; }
 
     /// <summary>Gets whether <see cref="YieldQuantum"/> is set: only then do slices arm the quantum timer.</summary>
-    private protected bool HasYieldQuantum { get; }
+    private protected bool HasYieldQuantum => YieldQuantum.HasValue;
 
     /// <summary>Gets the slice length from which a slice counts as a stall, or <see langword="null"/>.</summary>
     public TimeSpan? StallThreshold { get; }
@@ -88,9 +87,6 @@ public abstract partial class PriorityScheduler
 
     /// <summary>Gets the largest number of items this scheduler runs at once.</summary>
     internal abstract int MaximumConcurrencyLevel { get; }
-
-    /// <summary>Gets the clock behind <see cref="TimeProvider"/>, whose timers run their callbacks directly.</summary>
-    private protected TimeProvider Clock => _clock;
 
     /// <summary>Gets the lane with the given priority.</summary>
     /// <param name="priority">The lane's priority.</param>
