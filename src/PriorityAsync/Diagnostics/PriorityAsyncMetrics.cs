@@ -11,7 +11,9 @@ namespace PriorityAsync;
 /// Instruments: <c>priorityasync.lane.queue.length</c> (observable gauge, items waiting),
 /// <c>priorityasync.lane.dispatched</c> (observable counter, items taken to run), <c>priorityasync.lane.wait.duration</c>
 /// (histogram, seconds from enqueue to start), <c>priorityasync.lane.slice.duration</c> (histogram, seconds one item
-/// held its thread) and <c>priorityasync.lane.stalls</c> (counter, slices at or over the stall threshold).
+/// held its thread), <c>priorityasync.lane.stalls</c> (counter, slices at or over the stall threshold) and
+/// <c>priorityasync.lane.rejected</c> (counter, work that reached a lane after its scheduler stopped, tagged with
+/// <c>priorityasync.work.kind</c>; it ran on the thread pool).
 /// Queue length and dispatches are observed from the lanes' own counts when a listener collects, so they cost the
 /// dispatch path nothing; the histograms and the stall counter are measured only while a listener enables them.
 /// </remarks>
@@ -25,6 +27,9 @@ public static class PriorityAsyncMetrics
 
     /// <summary>The tag holding the lane's name.</summary>
     public const string LaneTag = "priorityasync.lane";
+
+    /// <summary>The tag holding the kind of rejected work (<c>continuation</c>, <c>post</c>, <c>task</c>, <c>timer</c>).</summary>
+    public const string KindTag = "priorityasync.work.kind";
 
     private static readonly Meter Meter = new(MeterName, typeof(PriorityAsyncMetrics).Assembly.GetName().Version?.ToString());
 
@@ -45,6 +50,9 @@ public static class PriorityAsyncMetrics
 
     internal static readonly Counter<long> Stalls =
         Meter.CreateCounter<long>("priorityasync.lane.stalls", "{stall}", "Slices that reached the stall threshold.");
+
+    internal static readonly Counter<long> Rejected =
+        Meter.CreateCounter<long>("priorityasync.lane.rejected", "{item}", "Work that reached a lane after its scheduler stopped and ran on the thread pool instead.");
 
     /// <summary>Makes a scheduler's lanes observable by the queue-length and dispatched instruments.</summary>
     internal static void Register(PriorityScheduler scheduler)
@@ -69,6 +77,14 @@ public static class PriorityAsyncMetrics
     {
         { SchedulerTag, lane.Scheduler.Name },
         { LaneTag, lane.Name },
+    };
+
+    internal static string KindName(RejectedWorkKind kind) => kind switch
+    {
+        RejectedWorkKind.Continuation => "continuation",
+        RejectedWorkKind.Post => "post",
+        RejectedWorkKind.Task => "task",
+        _ => "timer",
     };
 
     /// <summary>One measurement per lane of every live scheduler; runs only when a listener collects.</summary>

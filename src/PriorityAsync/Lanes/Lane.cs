@@ -25,7 +25,14 @@ public sealed class Lane
         MoreUrgentMask = (1 << rank) - 1;
         _synchronizationContext = new LaneSynchronizationContext(this);
         _taskScheduler = new LaneTaskScheduler(this);
-        TaskFactory = new TaskFactory(CancellationToken.None, TaskCreationOptions.DenyChildAttach, TaskContinuationOptions.None, _taskScheduler);
+        // HideScheduler: inside a lane, TaskScheduler.Current stays the default scheduler, in tasks and continuations
+        // alike, so Task.Factory.StartNew and ContinueWith without a scheduler always go to the thread pool (as in
+        // Nito.AsyncEx). Awaits keep the lane through SynchronizationContext.Current.
+        TaskFactory = new TaskFactory(
+            CancellationToken.None,
+            TaskCreationOptions.DenyChildAttach | TaskCreationOptions.HideScheduler,
+            TaskContinuationOptions.DenyChildAttach | TaskContinuationOptions.HideScheduler,
+            _taskScheduler);
     }
 
     /// <summary>Gets the scheduler that owns the lane.</summary>
@@ -46,7 +53,12 @@ public sealed class Lane
     /// <summary>Gets the lane's task scheduler: tasks started on it run in this lane.</summary>
     public TaskScheduler TaskScheduler => _taskScheduler;
 
-    /// <summary>Gets a task factory whose tasks run in this lane.</summary>
+    /// <summary>
+    /// Gets a task factory whose tasks run in this lane. Its tasks hide the lane from <see cref="TaskScheduler.Current"/>.
+    /// Unlike <see cref="Run(Func{Task})"/>, it never throws once the scheduler has stopped (it is also how
+    /// continuations reach the lane): a task queued then runs on the thread pool and counts in
+    /// <see cref="PriorityScheduler.RejectedWorkCount"/>.
+    /// </summary>
     public TaskFactory TaskFactory { get; }
 
     /// <summary>Gets the number of items waiting in the lane.</summary>
@@ -69,29 +81,52 @@ public sealed class Lane
     /// <summary>Runs <paramref name="action"/> in this lane.</summary>
     /// <param name="action">The work.</param>
     /// <returns>A task that completes with the work.</returns>
+    /// <exception cref="ObjectDisposedException">The scheduler has been disposed.</exception>
+    /// <exception cref="InvalidOperationException">
+    /// The scheduler has finished, or is shutting down and the caller is not one of its threads.
+    /// </exception>
     public Task Run(Action action)
     {
         ArgumentNullException.ThrowIfNull(action);
-        return TaskFactory.StartNew(action);
+        Scheduler.StartTrackedRun();
+        return Tracked(TaskFactory.StartNew(action));
     }
 
-    /// <summary>Runs the asynchronous <paramref name="function"/> in this lane; its awaits come back to this lane.</summary>
+    /// <summary>
+    /// Runs the asynchronous <paramref name="function"/> in this lane; its awaits come back to this lane. Until the
+    /// returned task completes, a graceful stop of the scheduler waits for it (up to
+    /// <see cref="PriorityScheduler.ShutdownTimeout"/>).
+    /// </summary>
     /// <param name="function">The asynchronous work.</param>
     /// <returns>A task that completes with the work.</returns>
+    /// <exception cref="ObjectDisposedException">The scheduler has been disposed.</exception>
+    /// <exception cref="InvalidOperationException">
+    /// The scheduler has finished, or is shutting down and the caller is not one of its threads.
+    /// </exception>
     public Task Run(Func<Task> function)
     {
         ArgumentNullException.ThrowIfNull(function);
-        return TaskFactory.StartNew(function).Unwrap();
+        Scheduler.StartTrackedRun();
+        return Tracked(TaskFactory.StartNew(function).Unwrap());
     }
 
-    /// <summary>Runs the asynchronous <paramref name="function"/> in this lane; its awaits come back to this lane.</summary>
+    /// <summary>
+    /// Runs the asynchronous <paramref name="function"/> in this lane; its awaits come back to this lane. Until the
+    /// returned task completes, a graceful stop of the scheduler waits for it (up to
+    /// <see cref="PriorityScheduler.ShutdownTimeout"/>).
+    /// </summary>
     /// <typeparam name="T">The result type.</typeparam>
     /// <param name="function">The asynchronous work.</param>
     /// <returns>A task that completes with the work's result.</returns>
+    /// <exception cref="ObjectDisposedException">The scheduler has been disposed.</exception>
+    /// <exception cref="InvalidOperationException">
+    /// The scheduler has finished, or is shutting down and the caller is not one of its threads.
+    /// </exception>
     public Task<T> Run<T>(Func<Task<T>> function)
     {
         ArgumentNullException.ThrowIfNull(function);
-        return TaskFactory.StartNew(function).Unwrap();
+        Scheduler.StartTrackedRun();
+        return Tracked(TaskFactory.StartNew(function).Unwrap());
     }
 
     /// <summary>
@@ -104,6 +139,19 @@ public sealed class Lane
     /// <inheritdoc />
     public override string ToString() => $"{Name} (rank {Priority.Rank}) of {Scheduler.Name}";
 
+    /// <summary>Runs <paramref name="function"/> in this lane without counting it as outstanding work (an entry point).</summary>
+    internal Task RunEntry(Func<Task> function) => TaskFactory.StartNew(function).Unwrap();
+
+    /// <summary>Runs <paramref name="function"/> in this lane without counting it as outstanding work (an entry point).</summary>
+    internal Task<T> RunEntry<T>(Func<Task<T>> function) => TaskFactory.StartNew(function).Unwrap();
+
     /// <summary>Counts one item taken from the lane to run; called under the scheduler's lock, so no atomic is needed.</summary>
     internal void CountDispatchedLocked() => Volatile.Write(ref _dispatched, _dispatched + 1);
+
+    private TTask Tracked<TTask>(TTask run)
+        where TTask : Task
+    {
+        Scheduler.EndTrackedRunWhenDone(run);
+        return run;
+    }
 }

@@ -18,12 +18,21 @@ public sealed partial class PriorityAsyncContext
     }
 
     /// <inheritdoc />
-    private protected override void OnCallbackException(Lane lane, Exception exception) =>
-        _failure ??= ExceptionDispatchInfo.Capture(exception);
-
-    private Task RunToCompletion(LanePriority lane, Func<Task> start)
+    private protected override void OnCallbackException(Lane lane, Exception exception)
     {
-        _ = GetLane(lane); // throws for a lane the context does not have, before the context counts as started
+        if (_failure is null)
+        {
+            _failure = ExceptionDispatchInfo.Capture(exception);
+        }
+        else
+        {
+            // The run already ends with the first exception; later ones (while the queue drains) are reported.
+            RaiseUnhandledException(lane, exception);
+        }
+    }
+
+    private Task RunToCompletion(Func<Task> start)
+    {
         lock (Gate)
         {
             if (Acceptance == AcceptanceState.Disposed)
@@ -123,13 +132,37 @@ public sealed partial class PriorityAsyncContext
             Execute(worker, lane, item);
             if (_failure is { } failure)
             {
-                lock (Gate)
-                {
-                    Acceptance = AcceptanceState.Closed;
-                }
-
+                RunQueuedItemsAfterFailure(worker);
                 failure.Throw();
             }
+        }
+    }
+
+    /// <summary>
+    /// After a callback threw, takes no more work and runs what is already queued, so no task or continuation waits
+    /// forever behind the failure; what arrives later is rejected to the thread pool.
+    /// </summary>
+    private void RunQueuedItemsAfterFailure(Worker worker)
+    {
+        lock (Gate)
+        {
+            Acceptance = AcceptanceState.Closing;
+        }
+
+        while (true)
+        {
+            WorkItem item;
+            Lane lane;
+            lock (Gate)
+            {
+                if (!TryDequeueLocked(out item, out lane))
+                {
+                    Acceptance = AcceptanceState.Closed;
+                    return;
+                }
+            }
+
+            Execute(worker, lane, item);
         }
     }
 }

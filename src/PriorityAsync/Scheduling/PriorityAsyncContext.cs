@@ -10,7 +10,13 @@ namespace PriorityAsync;
 /// on the context's thread. <see cref="Execute(Func{Task})"/> returns when the entry point's task has completed and
 /// every async void operation started in the context has finished; items still queued at that point run first.
 /// An exception thrown by a posted callback (for example from an async void method) ends the run and is rethrown
-/// by <c>Execute</c>; an exception of the entry point is rethrown as well.
+/// by <c>Execute</c>, after the items already queued have run (nothing is stranded); an exception of the entry point
+/// is rethrown as well.
+/// </para>
+/// <para>
+/// Work that arrives after the run (a continuation of a fire-and-forget <see cref="Lane.Run(Func{Task})"/>, a timer
+/// firing, a post) is rejected: it runs on the thread pool and counts in <see cref="PriorityScheduler.RejectedWorkCount"/>;
+/// nothing throws into the runtime and no awaiting code is left hanging.
 /// </para>
 /// <para>
 /// With a <see cref="VirtualTimeProvider"/> as <see cref="PrioritySchedulerOptions.TimeProvider"/>, the context jumps
@@ -70,10 +76,13 @@ public sealed partial class PriorityAsyncContext : PriorityScheduler, IDisposabl
     /// <param name="lane">The lane the entry point starts in.</param>
     /// <param name="entry">The async entry point.</param>
     /// <exception cref="InvalidOperationException">The context has already run an entry point.</exception>
+    /// <exception cref="ArgumentOutOfRangeException">The context has no lane of that rank.</exception>
+    /// <exception cref="ObjectDisposedException">The context has been disposed.</exception>
     public void Execute(LanePriority lane, Func<Task> entry)
     {
+        var start = GetLane(lane, nameof(lane));
         ArgumentNullException.ThrowIfNull(entry);
-        RunToCompletion(lane, () => GetLane(lane).Run(entry)).GetAwaiter().GetResult();
+        RunToCompletion(() => start.RunEntry(entry)).GetAwaiter().GetResult();
     }
 
     /// <summary>Runs <paramref name="entry"/> in the most urgent lane, on the calling thread, until it completes.</summary>
@@ -89,10 +98,13 @@ public sealed partial class PriorityAsyncContext : PriorityScheduler, IDisposabl
     /// <param name="entry">The async entry point.</param>
     /// <returns>The entry point's result.</returns>
     /// <exception cref="InvalidOperationException">The context has already run an entry point.</exception>
+    /// <exception cref="ArgumentOutOfRangeException">The context has no lane of that rank.</exception>
+    /// <exception cref="ObjectDisposedException">The context has been disposed.</exception>
     public T Execute<T>(LanePriority lane, Func<Task<T>> entry)
     {
+        var start = GetLane(lane, nameof(lane));
         ArgumentNullException.ThrowIfNull(entry);
-        return ((Task<T>)RunToCompletion(lane, () => GetLane(lane).Run(entry))).GetAwaiter().GetResult();
+        return ((Task<T>)RunToCompletion(() => start.RunEntry(entry))).GetAwaiter().GetResult();
     }
 
     /// <summary>

@@ -6,11 +6,16 @@ namespace PriorityAsync;
 /// </summary>
 /// <remarks>
 /// Queue work with <see cref="RunAsync(LanePriority, Func{Task})"/> or through <see cref="Context"/>'s lanes. The
-/// thread runs until <see cref="JoinAsync"/> or disposal; then the items already queued run and the thread exits.
+/// thread runs until <see cref="JoinAsync"/> or disposal; then it waits for the work started with
+/// <c>RunAsync</c> or <see cref="Lane.Run(Func{Task})"/> to finish (up to <see cref="PriorityScheduler.ShutdownTimeout"/>),
+/// runs the items still queued and exits. Stopping needs no thread-pool thread. A posted callback that throws ends the
+/// thread after the items already queued have run, and faults <see cref="Completion"/>.
 /// </remarks>
 public sealed class PriorityAsyncContextThread : IDisposable, IAsyncDisposable
 {
-    private readonly TaskCompletionSource _stopRequested = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    // Continuations run inline: completing it only posts the entry's continuation to the context, so stopping needs no
+    // thread-pool thread (disposal must work on a starved pool).
+    private readonly TaskCompletionSource _stopRequested = new();
     private readonly TaskCompletionSource _completion = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private readonly Thread _thread;
 
@@ -38,16 +43,34 @@ public sealed class PriorityAsyncContextThread : IDisposable, IAsyncDisposable
     /// <param name="lane">The lane.</param>
     /// <param name="work">The asynchronous work.</param>
     /// <returns>A task that completes with the work.</returns>
-    public Task RunAsync(LanePriority lane, Func<Task> work) => Context.GetLane(lane).Run(work);
+    /// <exception cref="ObjectDisposedException">The thread has been disposed.</exception>
+    /// <exception cref="InvalidOperationException">The thread has been asked to stop.</exception>
+    public Task RunAsync(LanePriority lane, Func<Task> work)
+    {
+        var target = Context.GetLane(lane, nameof(lane));
+        ArgumentNullException.ThrowIfNull(work);
+        return target.Run(work);
+    }
 
     /// <summary>Runs <paramref name="work"/> in the lane <paramref name="lane"/> on the context's thread.</summary>
     /// <typeparam name="T">The result type.</typeparam>
     /// <param name="lane">The lane.</param>
     /// <param name="work">The asynchronous work.</param>
     /// <returns>A task that completes with the work's result.</returns>
-    public Task<T> RunAsync<T>(LanePriority lane, Func<Task<T>> work) => Context.GetLane(lane).Run(work);
+    /// <exception cref="ObjectDisposedException">The thread has been disposed.</exception>
+    /// <exception cref="InvalidOperationException">The thread has been asked to stop.</exception>
+    public Task<T> RunAsync<T>(LanePriority lane, Func<Task<T>> work)
+    {
+        var target = Context.GetLane(lane, nameof(lane));
+        ArgumentNullException.ThrowIfNull(work);
+        return target.Run(work);
+    }
 
-    /// <summary>Asks the thread to finish the queued work and exit.</summary>
+    /// <summary>
+    /// Asks the thread to stop: it waits for the work started in its lanes (up to
+    /// <see cref="PriorityScheduler.ShutdownTimeout"/>), runs what is queued and exits. Do not await it from the thread
+    /// itself: the caller's own work is part of what the stop waits for.
+    /// </summary>
     /// <returns><see cref="Completion"/>.</returns>
     public Task JoinAsync()
     {
@@ -79,7 +102,11 @@ public sealed class PriorityAsyncContextThread : IDisposable, IAsyncDisposable
     {
         try
         {
-            Context.Execute(() => _stopRequested.Task);
+            Context.Execute(async () =>
+            {
+                await _stopRequested.Task;
+                await Context.WhenDrainedAsync();
+            });
             _completion.TrySetResult();
         }
         catch (Exception ex)

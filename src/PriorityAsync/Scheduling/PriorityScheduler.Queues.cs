@@ -8,57 +8,25 @@ public abstract partial class PriorityScheduler
     private readonly Queue<WorkItem>[] _queues;
     private readonly bool _hasStarvationBounds;
     private volatile int _readyMask;
-    private AcceptanceState _acceptance;
-    private long _rejectedTimerCallbacks;
-    private int _outstandingOperations;
-
-    /// <summary>Whether the scheduler takes new work.</summary>
-    private protected enum AcceptanceState
-    {
-        /// <summary>Work from any thread is accepted.</summary>
-        Open,
-
-        /// <summary>Only the scheduler's own threads may add work (continuations of work in flight).</summary>
-        Draining,
-
-        /// <summary>No work is accepted; the scheduler has finished.</summary>
-        Closed,
-
-        /// <summary>No work is accepted; the scheduler was disposed.</summary>
-        Disposed,
-    }
 
     /// <summary>Gets the lock that guards the queues; derived schedulers wait on it for work.</summary>
     private protected object Gate { get; } = new();
 
-    /// <summary>Gets the number of async operations started in a lane (async void methods) that have not completed.</summary>
-    private protected int OutstandingOperations => Volatile.Read(ref _outstandingOperations);
-
-    /// <summary>Gets or sets whether and from where the scheduler accepts work. Change it under <see cref="Gate"/>.</summary>
-    private protected AcceptanceState Acceptance
-    {
-        get => _acceptance;
-        set => _acceptance = value;
-    }
-
     /// <summary>Gets whether any lane in <paramref name="laneMask"/> has a ready item (one volatile read).</summary>
     internal bool IsReady(int laneMask) => (_readyMask & laneMask) != 0;
 
-    /// <summary>Queues a task, continuation or callback into <paramref name="lane"/>.</summary>
+    /// <summary>Gets whether every lane is empty. Call under <see cref="Gate"/>.</summary>
+    private protected bool IsEmptyLocked => _readyMask == 0;
+
+    /// <summary>
+    /// Queues a task, continuation or callback into <paramref name="lane"/>. Never throws: this is how the runtime
+    /// delivers continuations, so work that arrives after the scheduler stopped is rejected (see <see cref="RejectedWork"/>).
+    /// </summary>
     internal void Enqueue(Lane lane, object callback, object? state)
     {
-        if (!TryEnqueue(lane, callback, state, out var rejection))
+        if (!TryEnqueue(lane, callback, state))
         {
-            throw rejection!;
-        }
-    }
-
-    /// <summary>Queues a timer firing; a firing after shutdown is counted in <see cref="RejectedTimerCallbackCount"/>.</summary>
-    internal void EnqueueTimerCallback(Lane lane, TimerCallback callback, object? state)
-    {
-        if (!TryEnqueue(lane, callback, state, out _))
-        {
-            Interlocked.Increment(ref _rejectedTimerCallbacks);
+            Reject(lane, callback, state);
         }
     }
 
@@ -75,19 +43,6 @@ public abstract partial class PriorityScheduler
         lock (Gate)
         {
             return _queues[lane.Priority.Rank].Select(item => item.Callback).OfType<Task>().ToArray();
-        }
-    }
-
-    internal void OperationStarted() => Interlocked.Increment(ref _outstandingOperations);
-
-    internal void OperationCompleted()
-    {
-        if (Interlocked.Decrement(ref _outstandingOperations) == 0)
-        {
-            lock (Gate)
-            {
-                OnWorkAvailableLocked();
-            }
         }
     }
 
@@ -150,15 +105,13 @@ public abstract partial class PriorityScheduler
         return true;
     }
 
-    private bool TryEnqueue(Lane lane, object callback, object? state, out Exception? rejection)
+    private bool TryEnqueue(Lane lane, object callback, object? state)
     {
         var timestamp = NeedsEnqueueTimestamp ? _clock.GetTimestamp() : WorkItem.NoTimestamp;
         var rank = lane.Priority.Rank;
         lock (Gate)
         {
-            // The common case, an open scheduler, without a call: GetRejectionLocked is too large to inline.
-            rejection = _acceptance == AcceptanceState.Open ? null : GetRejectionLocked();
-            if (rejection is not null)
+            if (!AcceptsQueuedWorkLocked)
             {
                 return false;
             }
@@ -172,15 +125,6 @@ public abstract partial class PriorityScheduler
     }
 
     private bool NeedsEnqueueTimestamp => _hasStarvationBounds || PriorityAsyncMetrics.WaitDuration.Enabled;
-
-    private Exception? GetRejectionLocked() => _acceptance switch
-    {
-        AcceptanceState.Open => null,
-        AcceptanceState.Draining when IsWorkerThread => null,
-        AcceptanceState.Draining => new InvalidOperationException($"{this} is shutting down and accepts work only from its own threads."),
-        AcceptanceState.Disposed => new ObjectDisposedException(ToString(), $"{this} has been disposed and accepts no more work."),
-        _ => new InvalidOperationException($"{this} has finished running and accepts no more work."),
-    };
 
     private int ApplyStarvationBounds(int rank)
     {

@@ -28,6 +28,7 @@ public abstract partial class PriorityScheduler
             : options.Name;
         YieldQuantum = options.YieldQuantum;
         StallThreshold = options.StallThreshold;
+        ShutdownTimeout = options.ShutdownTimeout;
 
         _lanes = new Lane[options.Lanes.Count];
         _queues = new Queue<WorkItem>[_lanes.Length];
@@ -82,9 +83,6 @@ public abstract partial class PriorityScheduler
     /// <summary>Gets the slice length from which a slice counts as a stall, or <see langword="null"/>.</summary>
     public TimeSpan? StallThreshold { get; }
 
-    /// <summary>Gets how many timer firings arrived after the scheduler stopped accepting work and could not run.</summary>
-    public long RejectedTimerCallbackCount => Interlocked.Read(ref _rejectedTimerCallbacks);
-
     /// <summary>Gets the largest number of items this scheduler runs at once.</summary>
     internal abstract int MaximumConcurrencyLevel { get; }
 
@@ -98,11 +96,14 @@ public abstract partial class PriorityScheduler
     /// <param name="priority">The lane's priority.</param>
     /// <returns>The lane.</returns>
     /// <exception cref="ArgumentOutOfRangeException">The scheduler has no lane of that rank.</exception>
-    public Lane GetLane(LanePriority priority)
+    public Lane GetLane(LanePriority priority) => GetLane(priority, nameof(priority));
+
+    /// <summary>Gets the lane with the given priority; an unknown rank throws naming <paramref name="parameterName"/>.</summary>
+    internal Lane GetLane(LanePriority priority, string parameterName)
     {
         if ((uint)priority.Rank >= (uint)_lanes.Length)
         {
-            throw new ArgumentOutOfRangeException(nameof(priority), priority, $"The scheduler '{Name}' has {_lanes.Length} lane(s); the rank must be below {_lanes.Length}.");
+            throw new ArgumentOutOfRangeException(parameterName, priority, $"The scheduler '{Name}' has {_lanes.Length} lane(s); the rank must be below {_lanes.Length}.");
         }
 
         return _lanes[priority.Rank];

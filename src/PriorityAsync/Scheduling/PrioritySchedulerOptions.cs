@@ -42,6 +42,20 @@ public class PrioritySchedulerOptions
     /// </summary>
     public TimeSpan? StallThreshold { get; set; }
 
+    /// <summary>
+    /// Gets or sets how long a graceful stop (<see cref="PriorityTaskScheduler.Complete"/>, disposal,
+    /// <see cref="PriorityAsyncContextThread.JoinAsync"/>) waits for work started in the lanes — tasks of
+    /// <see cref="Lane.Run(Func{Task})"/> and async void methods — to finish. Until then their continuations are
+    /// still taken from any thread; after it, work that arrives is rejected (it runs on the thread pool and is counted
+    /// in <see cref="PriorityScheduler.RejectedWorkCount"/>). Defaults to 30 seconds, like a .NET host's shutdown
+    /// timeout; zero stops at once; <see cref="Timeout.InfiniteTimeSpan"/> waits as long as it takes. At most
+    /// <see cref="MaxTimerDelay"/>.
+    /// </summary>
+    public TimeSpan ShutdownTimeout { get; set; } = TimeSpan.FromSeconds(30);
+
+    /// <summary>The longest delay a .NET timer accepts (about 49.7 days): the upper bound of every time option.</summary>
+    public static TimeSpan MaxTimerDelay { get; } = TimeSpan.FromMilliseconds(uint.MaxValue - 1);
+
     /// <summary>Throws when an option breaks its rule; the exception names the option.</summary>
     internal virtual void Validate()
     {
@@ -71,13 +85,17 @@ public class PrioritySchedulerOptions
 
         ThrowIfNotPositive(YieldQuantum, nameof(YieldQuantum));
         ThrowIfNotPositive(StallThreshold, nameof(StallThreshold));
+        if (ShutdownTimeout != Timeout.InfiniteTimeSpan && (ShutdownTimeout < TimeSpan.Zero || ShutdownTimeout > MaxTimerDelay))
+        {
+            throw new ArgumentOutOfRangeException(nameof(ShutdownTimeout), ShutdownTimeout, $"PrioritySchedulerOptions.ShutdownTimeout must be between zero and {MaxTimerDelay} (the longest .NET timer), or Timeout.InfiniteTimeSpan.");
+        }
     }
 
     private static void ThrowIfNotPositive(TimeSpan? value, string name)
     {
-        if (value is { } span && span <= TimeSpan.Zero)
+        if (value is { } span && (span <= TimeSpan.Zero || span > MaxTimerDelay))
         {
-            throw new ArgumentOutOfRangeException(name, span, $"PrioritySchedulerOptions.{name} must be positive, or null to disable it.");
+            throw new ArgumentOutOfRangeException(name, span, $"PrioritySchedulerOptions.{name} must be positive and at most {MaxTimerDelay} (the longest .NET timer), or null to disable it.");
         }
     }
 }

@@ -31,7 +31,7 @@ public sealed partial class PriorityTaskScheduler
                 lock (Gate)
                 {
                     _busyWorkers--;
-                    if (_busyWorkers == 0 && Acceptance != AcceptanceState.Open)
+                    if (_busyWorkers == 0 && Acceptance >= AcceptanceState.Closing)
                     {
                         Monitor.PulseAll(Gate);
                     }
@@ -59,7 +59,7 @@ public sealed partial class PriorityTaskScheduler
             while (!TryDequeueLocked(out item, out lane))
             {
                 worker.LeaveLaneContext();
-                if (Acceptance != AcceptanceState.Open && _busyWorkers == 0)
+                if (Acceptance >= AcceptanceState.Closing && _busyWorkers == 0)
                 {
                     Monitor.PulseAll(Gate);
                     finish = ++_exitedWorkers == WorkerCount && TryMarkFinishedLocked();
@@ -97,7 +97,7 @@ public sealed partial class PriorityTaskScheduler
                     {
                         _activeRunners--;
                         _spareWorkers.Push(worker);
-                        finish = Acceptance != AcceptanceState.Open && _activeRunners == 0 && TryMarkFinishedLocked();
+                        finish = Acceptance >= AcceptanceState.Closing && _activeRunners == 0 && TryMarkFinishedLocked();
                         break;
                     }
                 }
@@ -107,6 +107,36 @@ public sealed partial class PriorityTaskScheduler
         }
 
         if (finish)
+        {
+            Finish();
+        }
+    }
+
+    /// <summary>
+    /// Called once the lane runs have finished or the shutdown timeout passed: take no more work, let the workers
+    /// run what is queued and stop. With thread-pool runners and none active, the scheduler finishes here.
+    /// </summary>
+    private void OnDrained()
+    {
+        var finishNow = false;
+        lock (Gate)
+        {
+            if (Acceptance == AcceptanceState.Draining)
+            {
+                Acceptance = AcceptanceState.Closing;
+            }
+
+            if (Mode == PriorityWorkerMode.DedicatedThreads)
+            {
+                Monitor.PulseAll(Gate);
+            }
+            else
+            {
+                finishNow = _activeRunners == 0 && TryMarkFinishedLocked();
+            }
+        }
+
+        if (finishNow)
         {
             Finish();
         }

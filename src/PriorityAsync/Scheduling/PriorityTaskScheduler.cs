@@ -14,9 +14,9 @@ namespace PriorityAsync;
 /// </para>
 /// <para>
 /// Start work with <c>scheduler.GetLane(LanePriority.Processing).Run(...)</c>. An exception thrown by a posted callback
-/// that has no task to carry it raises <see cref="UnhandledException"/> and faults <see cref="Completion"/>; the
-/// workers keep running. <see cref="Complete"/> stops work from outside, lets work in flight and its continuations
-/// finish, then stops the workers.
+/// that has no task to carry it raises <see cref="PriorityScheduler.UnhandledException"/> and faults
+/// <see cref="Completion"/>; the workers keep running. <see cref="Complete"/> stops new work from outside, lets work in
+/// flight and its continuations finish (up to <see cref="PriorityScheduler.ShutdownTimeout"/>), then stops the workers.
 /// </para>
 /// </remarks>
 public sealed partial class PriorityTaskScheduler : PriorityScheduler, IDisposable, IAsyncDisposable
@@ -60,9 +60,6 @@ public sealed partial class PriorityTaskScheduler : PriorityScheduler, IDisposab
         }
     }
 
-    /// <summary>Raised on the worker thread when a posted callback throws. Handlers must not block.</summary>
-    public event EventHandler<SchedulerExceptionEventArgs>? UnhandledException;
-
     /// <summary>Gets how many items may run at once.</summary>
     public int WorkerCount { get; }
 
@@ -71,7 +68,7 @@ public sealed partial class PriorityTaskScheduler : PriorityScheduler, IDisposab
 
     /// <summary>
     /// Gets a task that completes when the scheduler has stopped after <see cref="Complete"/> or disposal. It is
-    /// faulted with every exception reported through <see cref="UnhandledException"/>.
+    /// faulted with every exception reported through <see cref="PriorityScheduler.UnhandledException"/> until then.
     /// </summary>
     public Task Completion => _completion.Task;
 
@@ -79,36 +76,37 @@ public sealed partial class PriorityTaskScheduler : PriorityScheduler, IDisposab
     internal override int MaximumConcurrencyLevel => WorkerCount;
 
     /// <summary>
-    /// Stops accepting work from outside the scheduler. Work in flight and the continuations it queues still run;
-    /// when no work is left, the workers stop and <see cref="Completion"/> completes. Safe to call from any thread,
-    /// more than once.
+    /// Stops the scheduler gracefully. New work (<see cref="Lane.Run(Func{Task})"/>) is taken only from the scheduler's
+    /// own threads; continuations, posts and timer firings of work in flight are still taken from any thread until
+    /// every lane run and async void operation has finished, or <see cref="PriorityScheduler.ShutdownTimeout"/> has
+    /// passed. Then the items already queued run, the workers stop and <see cref="Completion"/> completes; work that
+    /// arrives later is rejected (see <see cref="PriorityScheduler.RejectedWork"/>). Returns at once; safe to call from
+    /// any thread, more than once.
     /// </summary>
     public void Complete()
     {
-        var finishNow = false;
         lock (Gate)
         {
-            if (Acceptance == AcceptanceState.Open)
+            if (Acceptance != AcceptanceState.Open)
             {
-                Acceptance = AcceptanceState.Draining;
+                return;
             }
 
-            Monitor.PulseAll(Gate);
-            if (Mode == PriorityWorkerMode.ThreadPool && _activeRunners == 0)
-            {
-                finishNow = TryMarkFinishedLocked();
-            }
+            Acceptance = AcceptanceState.Draining;
         }
 
-        if (finishNow)
-        {
-            Finish();
-        }
+        WhenDrainedAsync().ContinueWith(
+            static (_, s) => ((PriorityTaskScheduler)s!).OnDrained(),
+            this,
+            CancellationToken.None,
+            TaskContinuationOptions.ExecuteSynchronously,
+            TaskScheduler.Default);
     }
 
     /// <summary>
-    /// Completes the scheduler and, unless called from one of its own workers, waits until it has stopped. Never
-    /// throws the work's exceptions (see <see cref="Completion"/>); never deadlocks when called from inside a lane.
+    /// Completes the scheduler (see <see cref="Complete"/>) and, unless called from one of its own workers, waits until
+    /// it has stopped. Never throws the work's exceptions (see <see cref="Completion"/>). Called from inside a lane it
+    /// only signals, so it never deadlocks.
     /// </summary>
     public void Dispose()
     {
@@ -119,26 +117,25 @@ public sealed partial class PriorityTaskScheduler : PriorityScheduler, IDisposab
         }
     }
 
-    /// <summary>Completes the scheduler and waits asynchronously until it has stopped.</summary>
-    /// <returns>A task that completes when the scheduler has stopped.</returns>
+    /// <summary>
+    /// Completes the scheduler (see <see cref="Complete"/>) and waits asynchronously until it has stopped. Called from
+    /// inside a lane it only signals and returns at once (the caller's own work is part of what the stop waits for).
+    /// </summary>
+    /// <returns>A task that completes when the scheduler has stopped, or at once from inside a lane.</returns>
     public async ValueTask DisposeAsync()
     {
         RequestDispose();
-        await Completion.ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
+        if (!IsWorkerThread)
+        {
+            await Completion.ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
+        }
     }
 
     /// <inheritdoc />
     private protected override void OnCallbackException(Lane lane, Exception exception)
     {
         _exceptions.Enqueue(exception);
-        try
-        {
-            UnhandledException?.Invoke(this, new SchedulerExceptionEventArgs(lane, exception));
-        }
-        catch (Exception handlerException)
-        {
-            _exceptions.Enqueue(handlerException);
-        }
+        RaiseUnhandledException(lane, exception);
     }
 
     private void RequestDispose()
@@ -146,6 +143,10 @@ public sealed partial class PriorityTaskScheduler : PriorityScheduler, IDisposab
         lock (Gate)
         {
             _disposeRequested = true;
+            if (_finished)
+            {
+                Acceptance = AcceptanceState.Disposed;
+            }
         }
 
         Complete();

@@ -4,7 +4,10 @@ namespace PriorityAsync;
 
 internal sealed partial class DedicatedTimerTimeProvider
 {
-    /// <summary>One timer of the dedicated timer thread; stale heap entries are skipped lazily.</summary>
+    /// <summary>
+    /// One timer of the dedicated timer thread; stale heap entries are skipped lazily. After the provider's disposal it
+    /// delegates to a system timer.
+    /// </summary>
     private sealed class Timer : ITimer
     {
         private readonly DedicatedTimerTimeProvider _owner;
@@ -12,6 +15,10 @@ internal sealed partial class DedicatedTimerTimeProvider
         private readonly object? _state;
         private long _armedSequence;
         private long _periodTimestamp;
+        private TimeSpan _period = Timeout.InfiniteTimeSpan;
+        private ITimer? _systemTimer;
+        private long _systemDue;
+        private TimeSpan _systemPeriod;
         private bool _disposed;
 
         public Timer(DedicatedTimerTimeProvider owner, TimerCallback callback, object? state)
@@ -34,6 +41,13 @@ internal sealed partial class DedicatedTimerTimeProvider
                     return false;
                 }
 
+                if (_owner._disposed)
+                {
+                    ArmSystemTimerLocked(dueTime, period);
+                    return true;
+                }
+
+                _period = period;
                 _periodTimestamp = period == Timeout.InfiniteTimeSpan || period == TimeSpan.Zero ? 0 : ToTimestamp(period);
                 _armedSequence = dueTime == Timeout.InfiniteTimeSpan
                     ? 0
@@ -47,7 +61,61 @@ internal sealed partial class DedicatedTimerTimeProvider
             _armedSequence = _periodTimestamp > 0 ? _owner.ArmLocked(this, now + _periodTimestamp) : 0;
         }
 
+        /// <summary>Called under the owner's lock at its disposal: keeps this armed timer's due time on a system timer.</summary>
+        public void MoveToSystemTimerLocked(long dueTimestamp)
+        {
+            var remaining = Stopwatch.GetElapsedTime(Stopwatch.GetTimestamp(), dueTimestamp);
+            _armedSequence = 0;
+            ArmSystemTimerLocked(remaining > TimeSpan.Zero ? remaining : TimeSpan.Zero, _period);
+        }
+
         public void Fire() => _callback(_state);
+
+        /// <summary>
+        /// Arms the system timer that replaces the dedicated thread after disposal. A system timer takes at most
+        /// <see cref="PrioritySchedulerOptions.MaxTimerDelay"/>, so a later due time is reached in several hops.
+        /// </summary>
+        private void ArmSystemTimerLocked(TimeSpan dueTime, TimeSpan period)
+        {
+            _systemTimer ??= TimeProvider.System.CreateTimer(static s => ((Timer)s!).OnSystemTimer(), this, Timeout.InfiniteTimeSpan, Timeout.InfiniteTimeSpan);
+            _systemPeriod = period;
+            if (dueTime == Timeout.InfiniteTimeSpan)
+            {
+                _systemTimer.Change(Timeout.InfiniteTimeSpan, Timeout.InfiniteTimeSpan);
+                return;
+            }
+
+            _systemDue = SaturatingAdd(Stopwatch.GetTimestamp(), ToTimestamp(dueTime));
+            _systemTimer.Change(Hop(dueTime), Timeout.InfiniteTimeSpan);
+        }
+
+        private void OnSystemTimer()
+        {
+            lock (_owner._gate)
+            {
+                if (_disposed)
+                {
+                    return;
+                }
+
+                var remaining = Stopwatch.GetElapsedTime(Stopwatch.GetTimestamp(), _systemDue);
+                if (remaining > TimeSpan.Zero)
+                {
+                    _systemTimer!.Change(Hop(remaining), Timeout.InfiniteTimeSpan);
+                    return;
+                }
+
+                if (_systemPeriod != Timeout.InfiniteTimeSpan && _systemPeriod > TimeSpan.Zero)
+                {
+                    ArmSystemTimerLocked(_systemPeriod, _systemPeriod);
+                }
+            }
+
+            _callback(_state);
+        }
+
+        private static TimeSpan Hop(TimeSpan remaining) =>
+            remaining > PrioritySchedulerOptions.MaxTimerDelay ? PrioritySchedulerOptions.MaxTimerDelay : remaining;
 
         public void Dispose()
         {
@@ -55,6 +123,7 @@ internal sealed partial class DedicatedTimerTimeProvider
             {
                 _disposed = true;
                 _armedSequence = 0;
+                _systemTimer?.Dispose();
             }
         }
 

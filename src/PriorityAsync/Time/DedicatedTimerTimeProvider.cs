@@ -6,6 +6,10 @@ namespace PriorityAsync;
 /// Real time whose timers fire on one dedicated thread instead of the .NET thread pool, so they stay punctual when
 /// the pool is starved. Callbacks must be short: a <see cref="PriorityScheduler"/> only enqueues work from them.
 /// </summary>
+/// <remarks>
+/// Disposal stops the thread but not the timers: each armed timer moves to a system timer that fires at the same due
+/// time (on the thread pool), and timers created or changed afterwards are system timers, so no firing is ever lost.
+/// </remarks>
 internal sealed partial class DedicatedTimerTimeProvider : TimeProvider, IDisposable
 {
     /// <summary>The shortest sleep: Monitor.Wait rounds to milliseconds.</summary>
@@ -44,6 +48,13 @@ internal sealed partial class DedicatedTimerTimeProvider : TimeProvider, IDispos
         {
             _disposed = true;
             Monitor.PulseAll(_gate);
+            while (_timers.TryDequeue(out var timer, out var priority))
+            {
+                if (timer.IsArmedFor(priority.Sequence))
+                {
+                    timer.MoveToSystemTimerLocked(priority.Due);
+                }
+            }
         }
 
         if (Thread.CurrentThread != _thread)

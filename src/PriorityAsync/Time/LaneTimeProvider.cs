@@ -35,6 +35,6 @@ internal sealed class LaneTimeProvider : TimeProvider
     /// <summary>What one timer enqueues each time it fires.</summary>
     private sealed class TimerFiring(Lane lane, TimerCallback callback, object? state)
     {
-        public void Enqueue() => lane.Scheduler.EnqueueTimerCallback(lane, callback, state);
+        public void Enqueue() => lane.Scheduler.Enqueue(lane, callback, state);
     }
 }

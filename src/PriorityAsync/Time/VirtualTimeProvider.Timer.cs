@@ -44,7 +44,7 @@ public sealed partial class VirtualTimeProvider
         /// <summary>Called under the owner's lock when the heap hands this timer out; re-arms a periodic timer.</summary>
         public void OnDequeuedLocked(long now)
         {
-            _armedSequence = _periodTicks > 0 ? _owner.ArmLocked(this, now + _periodTicks) : 0;
+            _armedSequence = _periodTicks > 0 && _periodTicks <= long.MaxValue - now ? _owner.ArmLocked(this, now + _periodTicks) : 0;
         }
 
         public void Fire() => _callback(_state);

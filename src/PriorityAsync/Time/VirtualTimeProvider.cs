@@ -23,6 +23,7 @@ public sealed partial class VirtualTimeProvider : TimeProvider
     private readonly object _gate = new();
     private readonly PriorityQueue<Timer, (long Due, long Sequence)> _timers = new();
     private readonly DateTimeOffset _start;
+    private readonly long _maxTicks;
     private long _nowTicks;
     private long _sequence;
 
@@ -33,16 +34,25 @@ public sealed partial class VirtualTimeProvider : TimeProvider
     }
 
     /// <summary>Creates a virtual clock that starts at <paramref name="start"/>.</summary>
-    /// <param name="start">The initial value of <see cref="GetUtcNow"/>.</param>
+    /// <param name="start">The initial value of <see cref="GetUtcNow"/>; earlier than <see cref="DateTimeOffset.MaxValue"/>.</param>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="start"/> is <see cref="DateTimeOffset.MaxValue"/>: the clock could never move.</exception>
     public VirtualTimeProvider(DateTimeOffset start)
     {
         _start = start.ToUniversalTime();
+        _maxTicks = (DateTimeOffset.MaxValue - _start).Ticks;
+        if (_maxTicks <= 0)
+        {
+            throw new ArgumentOutOfRangeException(nameof(start), start, "A virtual clock must start earlier than DateTimeOffset.MaxValue, or it could never move.");
+        }
     }
 
     /// <summary>Gets the virtual time that has passed since the clock was created.</summary>
     public TimeSpan Elapsed => TimeSpan.FromTicks(Volatile.Read(ref _nowTicks));
 
-    /// <summary>Gets the number of armed timers (timers with a finite due time that have not fired yet).</summary>
+    /// <summary>
+    /// Gets the number of armed timers (timers with a finite due time that have not fired yet). A timer due after
+    /// <see cref="DateTimeOffset.MaxValue"/> can never fire and is not armed.
+    /// </summary>
     public int ActiveTimerCount
     {
         get
@@ -98,13 +108,20 @@ public sealed partial class VirtualTimeProvider : TimeProvider
 
     /// <summary>Moves the clock forward by <paramref name="delta"/>, firing every timer that falls due on the way.</summary>
     /// <param name="delta">How far to move; zero fires the timers that are already due.</param>
-    /// <exception cref="ArgumentOutOfRangeException"><paramref name="delta"/> is negative.</exception>
+    /// <exception cref="ArgumentOutOfRangeException">
+    /// <paramref name="delta"/> is negative, or would move the clock past <see cref="DateTimeOffset.MaxValue"/>.
+    /// </exception>
     public void Advance(TimeSpan delta)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(delta, TimeSpan.Zero);
         long target;
         lock (_gate)
         {
+            if (delta.Ticks > _maxTicks - _nowTicks)
+            {
+                throw new ArgumentOutOfRangeException(nameof(delta), delta, $"Advancing a virtual clock at {GetUtcNow():O} by {delta} would move it past DateTimeOffset.MaxValue.");
+            }
+
             target = _nowTicks + delta.Ticks;
         }
 
@@ -191,8 +208,14 @@ public sealed partial class VirtualTimeProvider : TimeProvider
         return false;
     }
 
+    /// <summary>Arms <paramref name="timer"/> for <paramref name="due"/>; returns 0 (not armed) when the clock can never get there.</summary>
     private long ArmLocked(Timer timer, long due)
     {
+        if (due > _maxTicks)
+        {
+            return 0;
+        }
+
         var sequence = ++_sequence;
         _timers.Enqueue(timer, (due, sequence));
         return sequence;

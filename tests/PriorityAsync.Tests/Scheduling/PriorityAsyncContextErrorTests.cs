@@ -66,9 +66,14 @@ public class PriorityAsyncContextErrorTests
             return Task.CompletedTask;
         });
 
-        var post = () => captured!.Post(_ => { }, null);
+        using var ran = new ManualResetEventSlim();
+        var post = () => captured!.Post(_ => ran.Set(), null);
 
-        post.Should().Throw<InvalidOperationException>().WithMessage("*ui-loop*finished running*");
+        post.Should().NotThrow("Post is how the runtime delivers continuations: it never throws");
+        ran.Wait(TimeSpan.FromSeconds(30)).Should().BeTrue("a post after the run is rejected to the thread pool, not dropped");
+        context.RejectedWorkCount.Should().Be(1);
+        Action run = () => _ = context.GetLane(LanePriority.Lease).Run(() => { });
+        run.Should().Throw<InvalidOperationException>().WithMessage("*ui-loop*finished running*");
     }
 
     [Fact]
@@ -78,10 +83,13 @@ public class PriorityAsyncContextErrorTests
         context.Dispose();
 
         var execute = () => context.Execute(() => Task.CompletedTask);
+        Action run = () => _ = context.GetLane(LanePriority.Lease).Run(() => Task.CompletedTask);
         var post = () => context.GetLane(LanePriority.Lease).SynchronizationContext.Post(_ => { }, null);
 
         execute.Should().Throw<ObjectDisposedException>().WithMessage("*gone*");
-        post.Should().Throw<ObjectDisposedException>().WithMessage("*gone*");
+        run.Should().Throw<ObjectDisposedException>().WithMessage("*gone*");
+        post.Should().NotThrow();
+        context.RejectedWorkCount.Should().Be(1);
     }
 
     [Fact]
@@ -98,8 +106,8 @@ public class PriorityAsyncContextErrorTests
         });
 
         ranAfterDispose.Should().BeTrue();
-        var post = () => context.GetLane(LanePriority.Lease).SynchronizationContext.Post(_ => { }, null);
-        post.Should().Throw<ObjectDisposedException>();
+        Action run = () => _ = context.GetLane(LanePriority.Lease).Run(() => { });
+        run.Should().Throw<ObjectDisposedException>();
     }
 
     [Fact]

@@ -110,7 +110,7 @@ public class PriorityTaskSchedulerTests
         started.Wait(Generous);
 
         scheduler.Complete();
-        var outside = () => scheduler.GetLane(LanePriority.Lease).SynchronizationContext.Post(_ => { }, null);
+        Action outside = () => _ = scheduler.GetLane(LanePriority.Lease).Run(() => { });
         outside.Should().Throw<InvalidOperationException>().WithMessage("*draining*shutting down*");
         proceed.Set();
         await work.WaitAsync(Generous);
@@ -127,8 +127,8 @@ public class PriorityTaskSchedulerTests
         await scheduler.GetLane(LanePriority.Lease).Run(scheduler.Dispose).WaitAsync(Generous);
         await scheduler.Completion.WaitAsync(Generous);
 
-        var post = () => scheduler.GetLane(LanePriority.Lease).SynchronizationContext.Post(_ => { }, null);
-        post.Should().Throw<ObjectDisposedException>().WithMessage($"*{scheduler.Name}*");
+        Action run = () => _ = scheduler.GetLane(LanePriority.Lease).Run(() => { });
+        run.Should().Throw<ObjectDisposedException>().WithMessage($"*{scheduler.Name}*");
     }
 
     [Fact]

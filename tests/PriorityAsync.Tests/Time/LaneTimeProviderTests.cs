@@ -20,22 +20,32 @@ public class LaneTimeProviderTests
     }
 
     [Fact]
-    public void TimerFiringAfterTheRun_IsCountedAsRejected_NotRunAndNotThrown()
+    public void TimerFiringAfterTheRun_IsCountedAsRejected_AndRunsOnThePool_NeverThrown()
     {
         var clock = new VirtualTimeProvider();
         using var context = new PriorityAsyncContext(new PrioritySchedulerOptions { TimeProvider = clock });
-        var fired = false;
+        using var fired = new ManualResetEventSlim();
+        var firedOnPool = false;
         ITimer? timer = null;
         context.Execute(() =>
         {
-            timer = context.TimeProvider.CreateTimer(_ => fired = true, null, TimeSpan.FromSeconds(5), Timeout.InfiniteTimeSpan);
+            timer = context.TimeProvider.CreateTimer(
+                _ =>
+                {
+                    firedOnPool = Thread.CurrentThread.IsThreadPoolThread && SynchronizationContext.Current is null;
+                    fired.Set();
+                },
+                null,
+                TimeSpan.FromSeconds(5),
+                Timeout.InfiniteTimeSpan);
             return Task.CompletedTask;
         });
 
         clock.Advance(TimeSpan.FromSeconds(5));
 
-        fired.Should().BeFalse();
-        context.RejectedTimerCallbackCount.Should().Be(1);
+        context.RejectedWorkCount.Should().Be(1);
+        fired.Wait(TimeSpan.FromSeconds(30)).Should().BeTrue("a rejected timer firing still runs, on the thread pool");
+        firedOnPool.Should().BeTrue();
         timer!.Dispose();
     }
 

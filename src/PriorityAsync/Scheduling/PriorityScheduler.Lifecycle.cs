@@ -1,0 +1,163 @@
+namespace PriorityAsync;
+
+public abstract partial class PriorityScheduler
+{
+    private volatile AcceptanceState _acceptance;
+    private int _outstandingOperations;
+    private int _outstandingRuns;
+    private TaskCompletionSource? _drained;
+
+    /// <summary>Whether, and from where, the scheduler takes work.</summary>
+    private protected enum AcceptanceState
+    {
+        /// <summary>Work from any thread is accepted.</summary>
+        Open,
+
+        /// <summary>
+        /// Shutting down gracefully: continuations, posts and timer firings are accepted from any thread (they belong
+        /// to work in flight), new work (<see cref="Lane.Run(Func{Task})"/>) only from the scheduler's own threads.
+        /// </summary>
+        Draining,
+
+        /// <summary>Nothing more is queued; the items already queued still run.</summary>
+        Closing,
+
+        /// <summary>Nothing is queued; the scheduler has finished.</summary>
+        Closed,
+
+        /// <summary>Nothing is queued; the scheduler was disposed.</summary>
+        Disposed,
+    }
+
+    /// <summary>
+    /// Gets how long a graceful stop waits for work started in the lanes (<see cref="Lane.Run(Func{Task})"/>, async
+    /// void methods) to finish before it stops taking their continuations.
+    /// </summary>
+    public TimeSpan ShutdownTimeout { get; }
+
+    /// <summary>Gets or sets whether and from where the scheduler accepts work. Change it under <see cref="Gate"/>.</summary>
+    private protected AcceptanceState Acceptance
+    {
+        get => _acceptance;
+        set => _acceptance = value;
+    }
+
+    /// <summary>Gets the number of async void operations started in a lane that have not completed.</summary>
+    private protected int OutstandingOperations => Volatile.Read(ref _outstandingOperations);
+
+    /// <summary>Gets whether continuations, posts and timer firings are queued (rather than rejected). Call under <see cref="Gate"/>.</summary>
+    private bool AcceptsQueuedWorkLocked => _acceptance <= AcceptanceState.Draining;
+
+    internal void OperationStarted() => Interlocked.Increment(ref _outstandingOperations);
+
+    internal void OperationCompleted()
+    {
+        if (Interlocked.Decrement(ref _outstandingOperations) == 0)
+        {
+            lock (Gate)
+            {
+                OnWorkAvailableLocked();
+            }
+
+            SignalIfDrained();
+        }
+    }
+
+    /// <summary>
+    /// Throws when the scheduler takes no new work from the calling thread: <see cref="ObjectDisposedException"/>
+    /// after disposal, <see cref="InvalidOperationException"/> once it has finished, or while it shuts down and the
+    /// caller is not one of its own threads.
+    /// </summary>
+    internal void ThrowIfNotAcceptingNewWork()
+    {
+        switch (_acceptance)
+        {
+            case AcceptanceState.Open:
+                return;
+            case AcceptanceState.Draining when IsWorkerThread:
+                return;
+            case AcceptanceState.Disposed:
+                throw new ObjectDisposedException(ToString(), $"{this} has been disposed and accepts no new work.");
+            case AcceptanceState.Draining:
+            case AcceptanceState.Closing:
+                throw new InvalidOperationException($"{this} is shutting down and accepts new work only from its own threads.");
+            default:
+                throw new InvalidOperationException($"{this} has finished running and accepts no new work.");
+        }
+    }
+
+    /// <summary>Counts one lane run as outstanding, after checking that the calling thread may start work.</summary>
+    internal void StartTrackedRun()
+    {
+        ThrowIfNotAcceptingNewWork();
+        Interlocked.Increment(ref _outstandingRuns);
+    }
+
+    /// <summary>Ends the outstanding run counted by <see cref="StartTrackedRun"/> when <paramref name="run"/> completes.</summary>
+    /// <param name="run">The task of the run.</param>
+    internal void EndTrackedRunWhenDone(Task run) =>
+        run.ContinueWith(
+            static (_, s) => ((PriorityScheduler)s!).RunCompleted(),
+            this,
+            CancellationToken.None,
+            TaskContinuationOptions.ExecuteSynchronously,
+            TaskScheduler.Default);
+
+    /// <summary>Ends one outstanding run.</summary>
+    internal void RunCompleted()
+    {
+        if (Interlocked.Decrement(ref _outstandingRuns) == 0)
+        {
+            SignalIfDrained();
+        }
+    }
+
+    /// <summary>
+    /// Returns a task that completes when no lane run (<see cref="Lane.Run(Func{Task})"/>) and no async void operation
+    /// is outstanding, or when <see cref="ShutdownTimeout"/> has passed on the scheduler's clock, whichever comes first.
+    /// It completes on the thread that ends the last run or on the clock's timer thread; continuations must be short.
+    /// </summary>
+    internal Task WhenDrainedAsync()
+    {
+        Task drained;
+        lock (Gate)
+        {
+            _drained ??= new TaskCompletionSource();
+            drained = _drained.Task;
+        }
+
+        SignalIfDrained();
+        if (drained.IsCompleted || ShutdownTimeout == Timeout.InfiniteTimeSpan)
+        {
+            return drained;
+        }
+
+        var timeout = new CancellationTokenSource();
+        var deadline = Task.Delay(ShutdownTimeout, _clock, timeout.Token);
+        return Task.WhenAny(drained, deadline).ContinueWith(
+            static (_, s) =>
+            {
+                var timeout = (CancellationTokenSource)s!;
+                timeout.Cancel();
+                timeout.Dispose();
+            },
+            timeout,
+            CancellationToken.None,
+            TaskContinuationOptions.ExecuteSynchronously,
+            TaskScheduler.Default);
+    }
+
+    private void SignalIfDrained()
+    {
+        if (Volatile.Read(ref _outstandingRuns) == 0 && Volatile.Read(ref _outstandingOperations) == 0)
+        {
+            TaskCompletionSource? drained;
+            lock (Gate)
+            {
+                drained = _drained;
+            }
+
+            drained?.TrySetResult();
+        }
+    }
+}
