@@ -33,4 +33,27 @@ public class ThreadPoolStarvationTests
 
         plainDelayRan.Wait(TimeSpan.FromSeconds(60)).Should().BeTrue("the plain delay runs once the pool recovers");
     }
+
+    [Fact]
+    public async Task ContextThread_DisposesOnAStarvedPool()
+    {
+        var owner = new PriorityAsyncContextThread();
+        await owner.RunAsync(LanePriority.Processing, () => Task.CompletedTask).WaitAsync(TimeSpan.FromSeconds(30));
+        using var disposed = new ManualResetEventSlim();
+
+        using (ThreadPoolStarvation.Begin())
+        {
+            var disposer = new Thread(() =>
+            {
+                owner.Dispose();
+                disposed.Set();
+            })
+            {
+                IsBackground = true,
+            };
+            disposer.Start();
+
+            disposed.Wait(TimeSpan.FromSeconds(30)).Should().BeTrue("stopping the context thread needs no thread-pool thread");
+        }
+    }
 }
