@@ -97,4 +97,29 @@ public class ConceptsExamples
 
         static void Crunch(int item) => Thread.SpinWait(10 + (item % 7));
     }
+
+    [Fact]
+    public async Task Stopping_WaitsForLaneRuns_AndReportsLateWork()
+    {
+        var log = new List<string>();
+
+        // <stopping>
+        var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions
+        {
+            WorkerCount = 2,
+            ShutdownTimeout = TimeSpan.FromSeconds(5),          // how long a stop waits for lane runs
+        });
+        scheduler.RejectedWork += (_, e) => log.Add($"late {e.Kind} for {e.Lane.Name}");
+        var renewal = scheduler.GetLane(LanePriority.Lease).Run(async () =>
+        {
+            await Task.Delay(TimeSpan.FromMilliseconds(50));    // completes on the thread pool, during the stop
+            log.Add($"renewed in {PriorityScheduler.CurrentLane?.Name}");
+        });
+        await scheduler.DisposeAsync();                         // waits for the renewal: it is a lane run
+        await renewal;
+        log.Add($"rejected {scheduler.RejectedWorkCount}");
+        // </stopping>
+
+        log.Should().Equal("renewed in Lease", "rejected 0");
+    }
 }

@@ -8,6 +8,7 @@ public class ConceptsPageTests
     [InlineData("single-thread")]
     [InlineData("multi-thread")]
     [InlineData("custom-lanes")]
+    [InlineData("stopping")]
     public void EveryExampleOfTheConceptsPage_IsTheCompiledExample(string region)
     {
         var root = RepositoryRoot.Find();
