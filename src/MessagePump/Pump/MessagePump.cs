@@ -62,7 +62,7 @@ public sealed partial class MessagePump : IAsyncDisposable
         ReceiveLane = scheduler.GetLane(_options.ReceiveLane);
         TimeProvider = _options.TimeProvider ?? scheduler.TimeProvider;
         MaxInFlight = _options.MaxInFlight
-            ?? Math.Max(1, LeaseLane.TaskScheduler.MaximumConcurrencyLevel) * MessagePumpOptions.DefaultInFlightPerWorker;
+            ?? Math.Max(1, ProcessingLane.TaskScheduler.MaximumConcurrencyLevel) * MessagePumpOptions.DefaultInFlightPerWorker;
     }
 
     private enum State

@@ -10,7 +10,7 @@ internal sealed class LaneTaskScheduler : TaskScheduler
 
     public Lane Lane { get; }
 
-    public override int MaximumConcurrencyLevel => Lane.Scheduler.MaximumConcurrencyLevel;
+    public override int MaximumConcurrencyLevel => Lane.Scheduler.GetMaximumConcurrencyLevel(Lane);
 
     internal bool RunTask(Task task) => TryExecuteTask(task);
 

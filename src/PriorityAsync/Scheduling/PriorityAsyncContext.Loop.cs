@@ -9,7 +9,7 @@ public sealed partial class PriorityAsyncContext
     private bool _waiting;
 
     /// <inheritdoc />
-    private protected override void OnWorkAvailableLocked()
+    private protected override void OnWorkAvailableLocked(int rank)
     {
         if (_waiting)
         {
@@ -88,7 +88,7 @@ public sealed partial class PriorityAsyncContext
         lock (Gate)
         {
             _entryCompleted = true;
-            OnWorkAvailableLocked();
+            OnWorkAvailableLocked(AnyLane);
         }
     }
 

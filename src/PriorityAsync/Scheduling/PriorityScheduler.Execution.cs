@@ -34,16 +34,17 @@ public abstract partial class PriorityScheduler
     {
         worker.CurrentLane = lane;
         worker.EnterLaneContext(lane);
-        var timed = StallThreshold is not null || PriorityAsyncMetrics.SliceDuration.Enabled || PriorityAsyncMetrics.WaitDuration.Enabled;
+        var alarms = worker.HasSliceAlarms;
+        var timed = alarms || PriorityAsyncMetrics.SliceDuration.Enabled || PriorityAsyncMetrics.WaitDuration.Enabled;
         var start = timed ? _clock.GetTimestamp() : 0;
         if (timed && item.EnqueuedAt != WorkItem.NoTimestamp && PriorityAsyncMetrics.WaitDuration.Enabled)
         {
             PriorityAsyncMetrics.WaitDuration.Record(_clock.GetElapsedTime(item.EnqueuedAt, start).TotalSeconds, PriorityAsyncMetrics.Tags(lane));
         }
 
-        if (HasYieldQuantum)
+        if (alarms)
         {
-            worker.BeginSlice();
+            worker.BeginSlice(start);
         }
 
         try
@@ -73,14 +74,10 @@ public abstract partial class PriorityScheduler
         }
         finally
         {
-            if (HasYieldQuantum)
-            {
-                worker.EndSlice();
-            }
-
+            var stallCounted = alarms && worker.EndSlice();
             if (timed)
             {
-                EndTimedSlice(lane, _clock.GetElapsedTime(start));
+                EndTimedSlice(lane, _clock.GetElapsedTime(start), stallCounted);
             }
 
 
@@ -91,7 +88,28 @@ public abstract partial class PriorityScheduler
         }
     }
 
-    private void EndTimedSlice(Lane lane, TimeSpan duration)
+    /// <summary>
+    /// Reports a slice that is still running past <see cref="StallThreshold"/>: counts the stall and raises
+    /// <see cref="StallInProgress"/>. Runs on the clock's timer thread.
+    /// </summary>
+    private void ReportStallInProgress(Lane lane, TimeSpan elapsed)
+    {
+        if (PriorityAsyncMetrics.Stalls.Enabled)
+        {
+            PriorityAsyncMetrics.Stalls.Add(1, PriorityAsyncMetrics.Tags(lane));
+        }
+
+        try
+        {
+            StallInProgress?.Invoke(this, new StallDetectedEventArgs(lane, elapsed));
+        }
+        catch (Exception)
+        {
+            // Raised on the timer thread: a handler's exception has nowhere to go, and the event says handlers must not throw.
+        }
+    }
+
+    private void EndTimedSlice(Lane lane, TimeSpan duration, bool stallCounted)
     {
         if (PriorityAsyncMetrics.SliceDuration.Enabled)
         {
@@ -100,7 +118,7 @@ public abstract partial class PriorityScheduler
 
         if (StallThreshold is { } threshold && duration >= threshold)
         {
-            if (PriorityAsyncMetrics.Stalls.Enabled)
+            if (!stallCounted && PriorityAsyncMetrics.Stalls.Enabled)
             {
                 PriorityAsyncMetrics.Stalls.Add(1, PriorityAsyncMetrics.Tags(lane));
             }

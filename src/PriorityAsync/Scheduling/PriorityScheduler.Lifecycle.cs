@@ -56,7 +56,7 @@ public abstract partial class PriorityScheduler
         {
             lock (Gate)
             {
-                OnWorkAvailableLocked();
+                OnWorkAvailableLocked(AnyLane);
             }
 
             SignalIfDrained();

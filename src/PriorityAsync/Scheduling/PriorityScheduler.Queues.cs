@@ -73,24 +73,36 @@ public abstract partial class PriorityScheduler
         failure?.Throw();
     }
 
-    /// <summary>Called under <see cref="Gate"/> after an item was queued or an operation completed: wake a worker.</summary>
-    private protected abstract void OnWorkAvailableLocked();
+    /// <summary>
+    /// Called under <see cref="Gate"/> after an item was queued into the lane of rank <paramref name="rank"/>, or with
+    /// <see cref="AnyLane"/> after an operation completed: wake a worker.
+    /// </summary>
+    private protected abstract void OnWorkAvailableLocked(int rank);
+
+    /// <summary>The <c>rank</c> passed to <see cref="OnWorkAvailableLocked"/> when no particular lane got work.</summary>
+    private protected const int AnyLane = -1;
+
+    /// <summary>The lane mask that allows every lane.</summary>
+    private protected const int AllLanes = -1;
 
     /// <summary>Takes the next item by the dispatch rule. Call under <see cref="Gate"/>.</summary>
-    private protected bool TryDequeueLocked(out WorkItem item, out Lane lane)
+    private protected bool TryDequeueLocked(out WorkItem item, out Lane lane) => TryDequeueLocked(AllLanes, out item, out lane);
+
+    /// <summary>Takes the next item of the lanes in <paramref name="allowedLanes"/> by the dispatch rule. Call under <see cref="Gate"/>.</summary>
+    private protected bool TryDequeueLocked(int allowedLanes, out WorkItem item, out Lane lane)
     {
         var mask = _readyMask;
-        if (mask == 0)
+        if ((mask & allowedLanes) == 0)
         {
             item = default;
             lane = null!;
             return false;
         }
 
-        var rank = BitOperations.TrailingZeroCount(mask);
+        var rank = BitOperations.TrailingZeroCount(mask & allowedLanes);
         if (_hasStarvationBounds)
         {
-            rank = ApplyStarvationBounds(rank);
+            rank = ApplyStarvationBounds(rank, allowedLanes);
         }
 
         var queue = _queues[rank];
@@ -118,7 +130,7 @@ public abstract partial class PriorityScheduler
 
             _queues[rank].Enqueue(new WorkItem(callback, state, timestamp));
             _readyMask |= 1 << rank;
-            OnWorkAvailableLocked();
+            OnWorkAvailableLocked(rank);
         }
 
         return true;
@@ -126,12 +138,13 @@ public abstract partial class PriorityScheduler
 
     private bool NeedsEnqueueTimestamp => _hasStarvationBounds || PriorityAsyncMetrics.WaitDuration.Enabled;
 
-    private int ApplyStarvationBounds(int rank)
+    private int ApplyStarvationBounds(int rank, int allowedLanes)
     {
         var now = _clock.GetTimestamp();
         for (var lower = rank + 1; lower < _lanes.Length; lower++)
         {
-            if (_lanes[lower].StarvationBound is { } bound
+            if ((allowedLanes & (1 << lower)) != 0
+                && _lanes[lower].StarvationBound is { } bound
                 && _queues[lower].TryPeek(out var head)
                 && head.EnqueuedAt != WorkItem.NoTimestamp
                 && _clock.GetElapsedTime(head.EnqueuedAt, now) > bound)

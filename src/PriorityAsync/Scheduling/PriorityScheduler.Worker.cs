@@ -29,16 +29,28 @@ public abstract partial class PriorityScheduler
     /// <summary>The per-thread state of a thread that runs a scheduler's items.</summary>
     private protected sealed class Worker
     {
-        private ITimer? _quantumTimer;
+        private readonly SliceAlarm? _quantumAlarm;
+        private readonly SliceAlarm? _stallAlarm;
         private SynchronizationContext? _outerContext;
         private bool _inLaneContext;
         private long _slice;
-        private long _armedSlice;
+        private long _sliceCounter;
+        private long _sliceStart;
+        private long _stallReportedSlice;
         private volatile bool _quantumExpired;
 
         public Worker(PriorityScheduler scheduler)
         {
             Scheduler = scheduler;
+            if (scheduler.YieldQuantum is { } quantum)
+            {
+                _quantumAlarm = new SliceAlarm(this, quantum, static (w, _) => w._quantumExpired = true);
+            }
+
+            if (scheduler.StallThreshold is { } threshold)
+            {
+                _stallAlarm = new SliceAlarm(this, threshold, static (w, slice) => w.OnStallInProgress(slice));
+            }
         }
 
         public PriorityScheduler Scheduler { get; }
@@ -47,6 +59,12 @@ public abstract partial class PriorityScheduler
         public Lane? CurrentLane { get; set; }
 
         public bool QuantumExpired => _quantumExpired;
+
+        /// <summary>Gets whether slices arm an alarm (a yield quantum or a stall threshold is set).</summary>
+        public bool HasSliceAlarms => _quantumAlarm is not null || _stallAlarm is not null;
+
+        /// <summary>Gets the number of the running slice, or 0 between slices.</summary>
+        public long CurrentSlice => Volatile.Read(ref _slice);
 
         /// <summary>
         /// Installs <paramref name="lane"/>'s synchronization context on the calling thread unless it is already
@@ -82,35 +100,39 @@ public abstract partial class PriorityScheduler
             }
         }
 
-        public void BeginSlice()
+        public void BeginSlice(long start)
         {
-            _slice++;
-            if (Scheduler.YieldQuantum is { } quantum)
-            {
-                _quantumTimer ??= Scheduler._clock.CreateTimer(static s => ((Worker)s!).OnQuantumElapsed(), this, Timeout.InfiniteTimeSpan, Timeout.InfiniteTimeSpan);
-                Volatile.Write(ref _armedSlice, _slice);
-                _quantumTimer.Change(quantum, Timeout.InfiniteTimeSpan);
-            }
+            var slice = Interlocked.Increment(ref _sliceCounter);
+            _sliceStart = start;
+            Volatile.Write(ref _slice, slice);
+            _quantumAlarm?.Arm(slice);
+            _stallAlarm?.Arm(slice);
         }
 
-        public void EndSlice()
+        /// <summary>Ends the slice; returns whether the stall watchdog already reported it (then it is not counted again).</summary>
+        public bool EndSlice()
         {
-            if (_quantumTimer is not null)
-            {
-                Volatile.Write(ref _armedSlice, 0);
-                _quantumTimer.Change(Timeout.InfiniteTimeSpan, Timeout.InfiniteTimeSpan);
-            }
-
+            var slice = _slice;
+            Volatile.Write(ref _slice, 0);
+            _quantumAlarm?.Disarm();
+            _stallAlarm?.Disarm();
             _quantumExpired = false;
+            return Volatile.Read(ref _stallReportedSlice) == slice;
         }
 
-        public void Dispose() => _quantumTimer?.Dispose();
-
-        private void OnQuantumElapsed()
+        public void Dispose()
         {
-            if (Volatile.Read(ref _armedSlice) == Volatile.Read(ref _slice))
+            _quantumAlarm?.Dispose();
+            _stallAlarm?.Dispose();
+        }
+
+        /// <summary>Called on the clock's timer thread while a slice is still running past the stall threshold.</summary>
+        private void OnStallInProgress(long slice)
+        {
+            if (CurrentLane is { } lane)
             {
-                _quantumExpired = true;
+                Volatile.Write(ref _stallReportedSlice, slice);
+                Scheduler.ReportStallInProgress(lane, Scheduler._clock.GetElapsedTime(_sliceStart));
             }
         }
     }

@@ -60,6 +60,14 @@ public abstract partial class PriorityScheduler
     /// <summary>Raised on the worker thread after a slice held its thread for at least <see cref="StallThreshold"/>. Keep handlers short.</summary>
     public event EventHandler<StallDetectedEventArgs>? StallDetected;
 
+    /// <summary>
+    /// Raised on the clock's timer thread when a slice is still running <see cref="StallThreshold"/> after it started:
+    /// the watchdog for a slice that may never end (a lease renewal blocked in a call that hangs). Its
+    /// <see cref="StallDetectedEventArgs.Duration"/> is the time run so far; <see cref="StallDetected"/> follows if the
+    /// slice ends. Handlers must be short and must not throw (an exception is ignored).
+    /// </summary>
+    public event EventHandler<StallDetectedEventArgs>? StallInProgress;
+
     /// <summary>Gets the scheduler's name.</summary>
     public string Name { get; }
 
@@ -77,14 +85,14 @@ public abstract partial class PriorityScheduler
     /// <summary>Gets the slice length after which <see cref="ShouldYield"/> turns true, or <see langword="null"/>.</summary>
     public TimeSpan? YieldQuantum { get; }
 
-    /// <summary>Gets whether <see cref="YieldQuantum"/> is set: only then do slices arm the quantum timer.</summary>
-    private protected bool HasYieldQuantum => YieldQuantum.HasValue;
-
     /// <summary>Gets the slice length from which a slice counts as a stall, or <see langword="null"/>.</summary>
     public TimeSpan? StallThreshold { get; }
 
-    /// <summary>Gets the largest number of items this scheduler runs at once.</summary>
+    /// <summary>Gets the largest number of items of ordinary lanes this scheduler runs at once.</summary>
     internal abstract int MaximumConcurrencyLevel { get; }
+
+    /// <summary>Gets the largest number of items of <paramref name="lane"/> this scheduler runs at once.</summary>
+    internal virtual int GetMaximumConcurrencyLevel(Lane lane) => MaximumConcurrencyLevel;
 
     /// <summary>Gets the lane with the given priority.</summary>
     /// <param name="priority">The lane's priority.</param>

@@ -3,19 +3,28 @@ namespace PriorityAsync;
 public sealed partial class PriorityTaskScheduler
 {
     /// <inheritdoc />
-    private protected override void OnWorkAvailableLocked()
+    private protected override void OnWorkAvailableLocked(int rank)
     {
         if (Mode == PriorityWorkerMode.DedicatedThreads)
         {
             if (_idleWorkers > 0)
             {
                 Monitor.Pulse(Gate);
+                return;
             }
         }
         else if (_activeRunners < WorkerCount)
         {
             _activeRunners++;
             ThreadPool.UnsafeQueueUserWorkItem(static s => ((PriorityTaskScheduler)s!).ThreadPoolRunner(), this);
+        }
+
+        // Every dedicated worker is busy, or (thread-pool runners) the runner may wait in a starved pool's queue: work of
+        // a reserved lane wakes a reserved worker. The waker claims it, so two items never count on the same one.
+        if (rank != AnyLane && rank <= ReservedLane.Rank && _idleReserved > 0)
+        {
+            _idleReserved--;
+            _reservedWake.Release();
         }
     }
 
@@ -28,14 +37,7 @@ public sealed partial class PriorityTaskScheduler
             while (TryTakeNext(worker, out var item, out var lane, out finish))
             {
                 Execute(worker, lane, item);
-                lock (Gate)
-                {
-                    _busyWorkers--;
-                    if (_busyWorkers == 0 && Acceptance >= AcceptanceState.Closing)
-                    {
-                        Monitor.PulseAll(Gate);
-                    }
-                }
+                EndItem();
             }
         }
 
@@ -45,6 +47,89 @@ public sealed partial class PriorityTaskScheduler
             // Outside the lock: Finish joins the timer thread, which may be waiting for the lock to enqueue a firing.
             Finish();
         }
+    }
+
+    /// <summary>
+    /// The loop of a reserved worker: it takes only items of the reserved lanes and sleeps on its own semaphore, so a
+    /// pulse meant for an ordinary worker never lands on it (and is never lost).
+    /// </summary>
+    private void ReservedWorkerLoop()
+    {
+        var worker = new Worker(this);
+        var finish = false;
+        using (EnterWorker(worker))
+        {
+            while (true)
+            {
+                WorkItem item;
+                Lane lane;
+                lock (Gate)
+                {
+                    if (!TryDequeueLocked(_reservedLanes, out item, out lane))
+                    {
+                        worker.LeaveLaneContext();
+                        if (Acceptance >= AcceptanceState.Closing && _busyWorkers == 0 && IsEmptyLocked)
+                        {
+                            finish = ExitWorkerLocked();
+                            break;
+                        }
+
+                        _idleReserved++;
+                        lane = null!;
+                    }
+                    else
+                    {
+                        _busyWorkers++;
+                    }
+                }
+
+                if (lane is null)
+                {
+                    _reservedWake.Wait();
+                    continue;
+                }
+
+                Execute(worker, lane, item);
+                EndItem();
+            }
+        }
+
+        worker.Dispose();
+        if (finish)
+        {
+            Finish();
+        }
+    }
+
+    /// <summary>Ends one item of a dedicated or reserved worker; the last item of a closing scheduler wakes the others to exit.</summary>
+    private void EndItem()
+    {
+        lock (Gate)
+        {
+            _busyWorkers--;
+            if (_busyWorkers == 0 && Acceptance >= AcceptanceState.Closing)
+            {
+                WakeAllWorkersLocked();
+            }
+        }
+    }
+
+    /// <summary>Wakes every sleeping worker, ordinary and reserved, to look at the queues and the scheduler's state again.</summary>
+    private void WakeAllWorkersLocked()
+    {
+        Monitor.PulseAll(Gate);
+        if (_idleReserved > 0)
+        {
+            _reservedWake.Release(_idleReserved);
+            _idleReserved = 0;
+        }
+    }
+
+    /// <summary>Counts a worker thread out; true for the last one, which then finishes the scheduler.</summary>
+    private bool ExitWorkerLocked()
+    {
+        WakeAllWorkersLocked();
+        return ++_exitedWorkers == _threads.Length && (Mode == PriorityWorkerMode.DedicatedThreads || _activeRunners == 0) && TryMarkFinishedLocked();
     }
 
     /// <summary>
@@ -61,8 +146,7 @@ public sealed partial class PriorityTaskScheduler
                 worker.LeaveLaneContext();
                 if (Acceptance >= AcceptanceState.Closing && _busyWorkers == 0)
                 {
-                    Monitor.PulseAll(Gate);
-                    finish = ++_exitedWorkers == WorkerCount && TryMarkFinishedLocked();
+                    finish = ExitWorkerLocked();
                     return false;
                 }
 
@@ -97,12 +181,21 @@ public sealed partial class PriorityTaskScheduler
                     {
                         _activeRunners--;
                         _spareWorkers.Push(worker);
-                        finish = Acceptance >= AcceptanceState.Closing && _activeRunners == 0 && TryMarkFinishedLocked();
+                        if (Acceptance >= AcceptanceState.Closing && _activeRunners == 0)
+                        {
+                            // The reserved workers exit only once no runner is left: let them look again.
+                            WakeAllWorkersLocked();
+                            finish = _exitedWorkers == _threads.Length && TryMarkFinishedLocked();
+                        }
+
                         break;
                     }
+
+                    _busyWorkers++;
                 }
 
                 Execute(worker, lane, item);
+                EndItem();
             }
         }
 
@@ -114,7 +207,7 @@ public sealed partial class PriorityTaskScheduler
 
     /// <summary>
     /// Called once the lane runs have finished or the shutdown timeout passed: take no more work, let the workers
-    /// run what is queued and stop. With thread-pool runners and none active, the scheduler finishes here.
+    /// run what is queued and stop. With no worker thread and no runner active, the scheduler finishes here.
     /// </summary>
     private void OnDrained()
     {
@@ -126,14 +219,8 @@ public sealed partial class PriorityTaskScheduler
                 Acceptance = AcceptanceState.Closing;
             }
 
-            if (Mode == PriorityWorkerMode.DedicatedThreads)
-            {
-                Monitor.PulseAll(Gate);
-            }
-            else
-            {
-                finishNow = _activeRunners == 0 && TryMarkFinishedLocked();
-            }
+            WakeAllWorkersLocked();
+            finishNow = _threads.Length == 0 && _activeRunners == 0 && TryMarkFinishedLocked();
         }
 
         if (finishNow)

@@ -25,7 +25,10 @@ public sealed partial class PriorityTaskScheduler : PriorityScheduler, IDisposab
     private readonly ConcurrentQueue<Exception> _exceptions = new();
     private readonly Thread[] _threads;
     private readonly Stack<Worker> _spareWorkers = new();
+    private readonly SemaphoreSlim _reservedWake = new(0);
+    private readonly int _reservedLanes;
     private int _idleWorkers;
+    private int _idleReserved;
     private int _busyWorkers;
     private int _activeRunners;
     private int _exitedWorkers;
@@ -41,27 +44,35 @@ public sealed partial class PriorityTaskScheduler : PriorityScheduler, IDisposab
         options ??= new PriorityTaskSchedulerOptions();
         WorkerCount = options.WorkerCount;
         Mode = options.Mode;
-        if (Mode == PriorityWorkerMode.DedicatedThreads)
+        ReservedWorkerCount = options.ReservedWorkerCount;
+        ReservedLane = options.ReservedLane;
+        _reservedLanes = (int)((2L << ReservedLane.Rank) - 1);
+        var general = Mode == PriorityWorkerMode.DedicatedThreads ? WorkerCount : 0;
+        _threads = new Thread[general + ReservedWorkerCount];
+        for (var i = 0; i < _threads.Length; i++)
         {
-            _threads = new Thread[WorkerCount];
-            for (var i = 0; i < _threads.Length; i++)
+            var reserved = i >= general;
+            _threads[i] = new Thread(reserved ? ReservedWorkerLoop : DedicatedWorkerLoop)
             {
-                _threads[i] = new Thread(DedicatedWorkerLoop)
-                {
-                    IsBackground = true,
-                    Name = $"{Name} worker {i + 1}",
-                };
-                _threads[i].Start();
-            }
+                IsBackground = true,
+                Name = reserved ? $"{Name} reserved worker {i - general + 1}" : $"{Name} worker {i + 1}",
+            };
         }
-        else
+
+        foreach (var thread in _threads)
         {
-            _threads = [];
+            thread.Start();
         }
     }
 
     /// <summary>Gets how many items may run at once.</summary>
     public int WorkerCount { get; }
+
+    /// <summary>Gets how many extra workers run only <see cref="ReservedLane"/> and the lanes more urgent than it.</summary>
+    public int ReservedWorkerCount { get; }
+
+    /// <summary>Gets the least urgent lane the reserved workers run.</summary>
+    public LanePriority ReservedLane { get; }
 
     /// <summary>Gets where the workers run.</summary>
     public PriorityWorkerMode Mode { get; }
@@ -74,6 +85,10 @@ public sealed partial class PriorityTaskScheduler : PriorityScheduler, IDisposab
 
     /// <inheritdoc />
     internal override int MaximumConcurrencyLevel => WorkerCount;
+
+    /// <inheritdoc />
+    internal override int GetMaximumConcurrencyLevel(Lane lane) =>
+        lane.Priority <= ReservedLane ? WorkerCount + ReservedWorkerCount : WorkerCount;
 
     /// <summary>
     /// Stops the scheduler gracefully. New work (<see cref="Lane.Run(Func{Task})"/>) is taken only from the scheduler's

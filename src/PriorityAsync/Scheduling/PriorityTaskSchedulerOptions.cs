@@ -15,6 +15,21 @@ public sealed class PriorityTaskSchedulerOptions : PrioritySchedulerOptions
     /// <summary>Gets or sets where the workers run. Defaults to <see cref="PriorityWorkerMode.DedicatedThreads"/>.</summary>
     public PriorityWorkerMode Mode { get; set; } = PriorityWorkerMode.DedicatedThreads;
 
+    /// <summary>
+    /// Gets or sets how many workers are reserved for <see cref="ReservedLane"/> and the lanes more urgent than it.
+    /// Reserved workers are dedicated threads (in both modes) added to the <see cref="WorkerCount"/> workers; they run
+    /// nothing else, so a lease renewal never waits behind processing slices that hold every other worker, blocking or
+    /// not. Idle, they sleep and cost nothing. Defaults to 1; 0 turns reservation off; at most
+    /// <see cref="MaxWorkerCount"/>.
+    /// </summary>
+    public int ReservedWorkerCount { get; set; } = 1;
+
+    /// <summary>
+    /// Gets or sets the least urgent lane the reserved workers run (they run it and every more urgent lane). Defaults
+    /// to <see cref="LanePriority.Lease"/>, the most urgent lane; must be a lane of <see cref="PrioritySchedulerOptions.Lanes"/>.
+    /// </summary>
+    public LanePriority ReservedLane { get; set; } = LanePriority.Lease;
+
     /// <inheritdoc />
     internal override void Validate()
     {
@@ -22,6 +37,16 @@ public sealed class PriorityTaskSchedulerOptions : PrioritySchedulerOptions
         if (WorkerCount is < 1 or > MaxWorkerCount)
         {
             throw new ArgumentOutOfRangeException(nameof(WorkerCount), WorkerCount, $"PriorityTaskSchedulerOptions.WorkerCount must be between 1 and {MaxWorkerCount}.");
+        }
+
+        if (ReservedWorkerCount is < 0 or > MaxWorkerCount)
+        {
+            throw new ArgumentOutOfRangeException(nameof(ReservedWorkerCount), ReservedWorkerCount, $"PriorityTaskSchedulerOptions.ReservedWorkerCount must be between 0 and {MaxWorkerCount}.");
+        }
+
+        if (ReservedLane.Rank >= Lanes.Count)
+        {
+            throw new ArgumentOutOfRangeException(nameof(ReservedLane), ReservedLane, $"PriorityTaskSchedulerOptions.ReservedLane must be one of the {Lanes.Count} lane(s) of Lanes.");
         }
 
         if (!Enum.IsDefined(Mode))

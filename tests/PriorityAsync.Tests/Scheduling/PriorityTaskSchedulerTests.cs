@@ -5,24 +5,39 @@ public class PriorityTaskSchedulerTests
     private static readonly TimeSpan Generous = TimeSpan.FromSeconds(30);
 
     [Theory]
-    [InlineData(PriorityWorkerMode.DedicatedThreads)]
-    [InlineData(PriorityWorkerMode.ThreadPool)]
-    public async Task NeverRunsMoreThanWorkerCountItemsAtOnce(PriorityWorkerMode mode)
+    [InlineData(PriorityWorkerMode.DedicatedThreads, 0)]
+    [InlineData(PriorityWorkerMode.ThreadPool, 0)]
+    [InlineData(PriorityWorkerMode.DedicatedThreads, 1)]
+    [InlineData(PriorityWorkerMode.ThreadPool, 1)]
+    public async Task NeverRunsMoreThanWorkerCountItemsAtOnce_PlusTheReservedWorkersForLeaseWork(PriorityWorkerMode mode, int reserved)
     {
-        await using var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = 2, Mode = mode });
+        await using var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = 2, Mode = mode, ReservedWorkerCount = reserved });
         var running = 0;
         var maxRunning = 0;
+        var runningOrdinary = 0;
+        var maxRunningOrdinary = 0;
 
-        var tasks = Enumerable.Range(0, 40).Select(i => scheduler.GetLane(LanePriority.FromRank(i % 3)).Run(() =>
+        var tasks = Enumerable.Range(0, 60).Select(i => scheduler.GetLane(LanePriority.FromRank(i % 3)).Run(() =>
         {
-            var now = Interlocked.Increment(ref running);
-            InterlockedMax(ref maxRunning, now);
+            var ordinary = i % 3 != 0;
+            InterlockedMax(ref maxRunning, Interlocked.Increment(ref running));
+            if (ordinary)
+            {
+                InterlockedMax(ref maxRunningOrdinary, Interlocked.Increment(ref runningOrdinary));
+            }
+
             Thread.SpinWait(20_000);
+            if (ordinary)
+            {
+                Interlocked.Decrement(ref runningOrdinary);
+            }
+
             Interlocked.Decrement(ref running);
         }));
         await Task.WhenAll(tasks).WaitAsync(Generous);
 
-        maxRunning.Should().BeInRange(1, 2);
+        maxRunning.Should().BeInRange(1, 2 + reserved);
+        maxRunningOrdinary.Should().BeInRange(1, 2, "the reserved workers run only the lease lane");
     }
 
     [Fact]

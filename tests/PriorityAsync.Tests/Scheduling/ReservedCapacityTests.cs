@@ -1,0 +1,133 @@
+namespace PriorityAsync.Tests.Scheduling;
+
+/// <summary>
+/// Reserved workers: with every ordinary worker held by a blocking slice, lease work still runs — asserted while the
+/// blockers are still blocked, so no timing is involved.
+/// </summary>
+public class ReservedCapacityTests
+{
+    private static readonly TimeSpan Generous = TimeSpan.FromSeconds(30);
+
+    [Theory]
+    [InlineData(PriorityWorkerMode.DedicatedThreads)]
+    [InlineData(PriorityWorkerMode.ThreadPool)]
+    public async Task LeaseTimerContinuation_RunsWhileEveryOrdinaryWorkerIsBlocked(PriorityWorkerMode mode)
+    {
+        await using var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = 2, Mode = mode });
+        using var release = new ManualResetEventSlim();
+        using var blocked = new CountdownEvent(2);
+        var blockers = Enumerable.Range(0, 2).Select(_ => scheduler.GetLane(LanePriority.Processing).Run(() =>
+        {
+            blocked.Signal();
+            release.Wait(Generous);
+        })).ToArray();
+        blocked.Wait(Generous).Should().BeTrue("both ordinary workers are held");
+
+        var renewal = scheduler.GetLane(LanePriority.Lease).Run(async () =>
+        {
+            await Task.Delay(TimeSpan.FromMilliseconds(20), scheduler.TimeProvider);
+            return (PriorityScheduler.CurrentLane!.Name, Thread.CurrentThread.Name);
+        });
+        var (lane, thread) = await renewal.WaitAsync(Generous);
+
+        release.IsSet.Should().BeFalse("the renewal ran while the blockers were still blocked");
+        lane.Should().Be("Lease");
+        thread.Should().Contain("reserved worker");
+        release.Set();
+        await Task.WhenAll(blockers).WaitAsync(Generous);
+    }
+
+    [Fact]
+    public async Task ReservedWorker_NeverRunsALessUrgentLane()
+    {
+        await using var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = 1 });
+        using var release = new ManualResetEventSlim();
+        using var blocked = new ManualResetEventSlim();
+        var blocker = scheduler.GetLane(LanePriority.Processing).Run(() =>
+        {
+            blocked.Set();
+            release.Wait(Generous);
+        });
+        blocked.Wait(Generous).Should().BeTrue();
+
+        var processing = scheduler.GetLane(LanePriority.Processing).Run(() => { });
+        var lease = scheduler.GetLane(LanePriority.Lease).Run(() => { });
+        await lease.WaitAsync(Generous);
+
+        processing.IsCompleted.Should().BeFalse("processing waits for an ordinary worker; the reserved one runs only lease work");
+        release.Set();
+        await Task.WhenAll(blocker, processing).WaitAsync(Generous);
+    }
+
+    [Fact]
+    public async Task WithoutReservation_LeaseWorkWaitsBehindTheBlockedWorkers()
+    {
+        await using var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = 1, ReservedWorkerCount = 0 });
+        using var release = new ManualResetEventSlim();
+        using var blocked = new ManualResetEventSlim();
+        var blocker = scheduler.GetLane(LanePriority.Processing).Run(() =>
+        {
+            blocked.Set();
+            release.Wait(Generous);
+        });
+        blocked.Wait(Generous).Should().BeTrue();
+
+        var lease = scheduler.GetLane(LanePriority.Lease).Run(() => { });
+        await Task.Delay(100);
+
+        lease.IsCompleted.Should().BeFalse("with no reserved worker, lease work waits for the only worker");
+        release.Set();
+        await Task.WhenAll(blocker, lease).WaitAsync(Generous);
+    }
+
+    [Fact]
+    public async Task ReservedLane_CoversItAndEveryMoreUrgentLane()
+    {
+        await using var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = 1, ReservedLane = LanePriority.Processing });
+        using var release = new ManualResetEventSlim();
+        using var blocked = new ManualResetEventSlim();
+        var blocker = scheduler.GetLane(LanePriority.Receive).Run(() =>
+        {
+            blocked.Set();
+            release.Wait(Generous);
+        });
+        blocked.Wait(Generous).Should().BeTrue();
+
+        await scheduler.GetLane(LanePriority.Processing).Run(() => { }).WaitAsync(Generous);
+        await scheduler.GetLane(LanePriority.Lease).Run(() => { }).WaitAsync(Generous);
+
+        scheduler.GetLane(LanePriority.Lease).TaskScheduler.MaximumConcurrencyLevel.Should().Be(2);
+        scheduler.GetLane(LanePriority.Receive).TaskScheduler.MaximumConcurrencyLevel.Should().Be(1);
+        release.Set();
+        await blocker.WaitAsync(Generous);
+    }
+
+    [Fact]
+    public async Task HungLeaseSlice_IsNamedByTheStallWatchdog_WhileItIsStillRunning()
+    {
+        await using var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = 1, StallThreshold = TimeSpan.FromMilliseconds(50) });
+        var inProgress = new TaskCompletionSource<StallDetectedEventArgs>(TaskCreationOptions.RunContinuationsAsynchronously);
+        scheduler.StallInProgress += (_, e) => inProgress.TrySetResult(e);
+        using var release = new ManualResetEventSlim();
+
+        var hung = scheduler.GetLane(LanePriority.Lease).Run(() => release.Wait(Generous)); // a renewal call that hangs
+        var stall = await inProgress.Task.WaitAsync(Generous);
+
+        release.IsSet.Should().BeFalse("the watchdog reported the slice while it was still running");
+        stall.Lane.Name.Should().Be("Lease");
+        stall.Duration.Should().BeGreaterThanOrEqualTo(TimeSpan.FromMilliseconds(50));
+        release.Set();
+        await hung.WaitAsync(Generous);
+    }
+
+    [Theory]
+    [InlineData(-1, 0, "ReservedWorkerCount")]
+    [InlineData(PriorityTaskSchedulerOptions.MaxWorkerCount + 1, 0, "ReservedWorkerCount")]
+    [InlineData(1, 3, "ReservedLane")]
+    public void ReservationOptions_AreValidated_NamingTheOption(int reserved, int laneRank, string option)
+    {
+        var create = () => new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { ReservedWorkerCount = reserved, ReservedLane = LanePriority.FromRank(laneRank) });
+
+        create.Should().Throw<ArgumentOutOfRangeException>().Which.ParamName.Should().Be(option);
+    }
+}
