@@ -43,7 +43,7 @@ public class PriorityTaskSchedulerTests
     [Fact]
     public async Task OneWorker_RunsMostUrgentLaneFirst_AndFifoWithinALane()
     {
-        await using var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = 1 });
+        await using var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = 1, ReservedWorkerCount = 0 });
         using var gate = new ManualResetEventSlim();
         var order = new List<string>();
         var blocker = scheduler.GetLane(LanePriority.Receive).Run(() => gate.Wait(Generous));
