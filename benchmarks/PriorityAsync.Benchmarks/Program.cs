@@ -3,11 +3,17 @@ using PriorityAsync.Benchmarks.Dispatch;
 using PriorityAsync.Benchmarks.Infrastructure;
 using PriorityAsync.Benchmarks.LeaseLatency;
 
-// `lease-latency [--smoke]` runs the real-time lease-latency harness, `dispatch-cpu-time [--smoke]` the CPU-time
+// `lease-latency [--smoke]` runs the real-time lease-latency harness, `lease-latency-reserved [--smoke]` its
+// reserved-capacity cells, `dispatch-cpu-time [--smoke]` the CPU-time
 // dispatch probe; anything else goes to BenchmarkDotNet.
 if (args.Length > 0 && args[0] == "lease-latency")
 {
     return LeaseLatencyHarness.Run(args[1..]);
+}
+
+if (args.Length > 0 && args[0] == "lease-latency-reserved")
+{
+    return ReservedCapacityHarness.Run(args[1..]);
 }
 
 if (args.Length > 0 && args[0] == "dispatch-cpu-time")

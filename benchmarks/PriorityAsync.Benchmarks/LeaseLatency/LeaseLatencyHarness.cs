@@ -16,8 +16,8 @@ internal static class LeaseLatencyHarness
     public static int Run(string[] args)
     {
         var smoke = args.Contains("--smoke");
-        var seconds = ReadOption(args, "--seconds") ?? (smoke ? 0.3 : 3.0);
-        var renew = TimeSpan.FromMilliseconds(ReadOption(args, "--renew-ms") ?? 5);
+        var seconds = HarnessOptions.Read(args, "--seconds") ?? (smoke ? 0.3 : 3.0);
+        var renew = TimeSpan.FromMilliseconds(HarnessOptions.Read(args, "--renew-ms") ?? 5);
         var duration = TimeSpan.FromSeconds(seconds);
         TimeSpan[] slices = smoke ? [TimeSpan.FromMilliseconds(1)] : [TimeSpan.FromMilliseconds(1), TimeSpan.FromMilliseconds(10)];
         int[] processorCounts = smoke ? [1, 10] : [1, 10, 100];
@@ -46,13 +46,5 @@ internal static class LeaseLatencyHarness
         Console.WriteLine();
         Console.WriteLine($"PriorityAsync cells over the goal: {missed}. A '≥' marks a renewal still waiting when the cell ended (a lower bound).");
         return 0;
-    }
-
-    private static double? ReadOption(string[] args, string name)
-    {
-        var index = Array.IndexOf(args, name);
-        return index >= 0 && index + 1 < args.Length
-            ? double.Parse(args[index + 1], CultureInfo.InvariantCulture)
-            : null;
     }
 }

@@ -21,7 +21,7 @@ internal sealed record LeaseLatencyResult(LeaseLatencyCell Cell, double[] Sorted
         var goal = LeaseHostFactory.IsPriorityAsync(Cell.Host) ? (MeetsGoal ? "met" : "**missed**") : (MeetsGoal ? "within" : "over");
         return string.Create(
             CultureInfo.InvariantCulture,
-            $"| {LeaseHostFactory.Describe(Cell.Host)} | {Cell.Slice.TotalMilliseconds:0} ms | {Cell.Processors} | {SortedLatenessMs.Length} | {P50:0.0} | {P99:0.0} | {prefix}{Max:0.0} | {SlicesPerSecond:0} | {goal} |");
+            $"| {LeaseHostFactory.Describe(Cell.Host)} | {Cell.Slice.TotalMilliseconds:0} ms {Cell.Kind.ToString().ToLowerInvariant()} | {Cell.Processors} | {SortedLatenessMs.Length} | {P50:0.0} | {P99:0.0} | {prefix}{Max:0.0} | {SlicesPerSecond:0} | {goal} |");
     }
 
     /// <summary>Nearest-rank percentile.</summary>

@@ -3,10 +3,11 @@ using System.Diagnostics;
 namespace PriorityAsync.Benchmarks.LeaseLatency;
 
 /// <summary>
-/// The two kinds of work of a harness cell: CPU-heavy processors that busy-spin a slice then yield, and a lease loop
-/// that renews every <see cref="RenewInterval"/> and records how late each renewal ran.
+/// The two kinds of work of a harness cell: processors that hold their thread for a slice (busy-spinning, or blocked in
+/// a sleep like sync-over-async) then yield, and a lease loop that renews every <see cref="RenewInterval"/> and
+/// records how late each renewal ran.
 /// </summary>
-internal sealed class LeaseWorkload(TimeSpan slice, TimeSpan renewInterval, TimeProvider leaseClock, LatenessRecorder recorder)
+internal sealed class LeaseWorkload(TimeSpan slice, SliceKind kind, TimeSpan renewInterval, TimeProvider leaseClock, LatenessRecorder recorder)
 {
     private volatile bool _stopping;
     private long _slicesRun;
@@ -17,12 +18,20 @@ internal sealed class LeaseWorkload(TimeSpan slice, TimeSpan renewInterval, Time
 
     public void Stop() => _stopping = true;
 
-    /// <summary>Busy-spins one slice, then yields to the current context (lane, loop or pool), until stopped.</summary>
+    /// <summary>Holds the thread for one slice, then yields to the current context (lane, loop or pool), until stopped.</summary>
     public async Task ProcessorAsync()
     {
         while (!_stopping)
         {
-            SpinFor(slice);
+            if (kind == SliceKind.Block)
+            {
+                Thread.Sleep(slice);
+            }
+            else
+            {
+                SpinFor(slice);
+            }
+
             Interlocked.Increment(ref _slicesRun);
             await Task.Yield();
         }

@@ -9,16 +9,22 @@ internal static class LeaseHostFactory
     public static string Describe(LeaseHostKind kind) => kind switch
     {
         LeaseHostKind.PriorityAsyncContext => "PriorityAsyncContext (1 thread)",
-        LeaseHostKind.PriorityTaskScheduler => $"PriorityTaskScheduler ({SchedulerWorkers} workers)",
+        LeaseHostKind.PriorityTaskScheduler => $"PriorityTaskScheduler ({SchedulerWorkers} workers + 1 reserved)",
+        LeaseHostKind.PriorityTaskSchedulerUnreserved => $"PriorityTaskScheduler ({SchedulerWorkers} workers, none reserved)",
         LeaseHostKind.FifoSingleThread => "FIFO single thread",
         LeaseHostKind.ThreadPool => "ThreadPool",
-        LeaseHostKind.PriorityTaskSchedulerStarvedPool => $"PriorityTaskScheduler ({SchedulerWorkers} workers), pool starved",
+        LeaseHostKind.PriorityTaskSchedulerStarvedPool => $"PriorityTaskScheduler ({SchedulerWorkers} workers + 1 reserved), pool starved",
         LeaseHostKind.ThreadPoolStarved => "ThreadPool, starved",
         _ => throw new ArgumentOutOfRangeException(nameof(kind), kind, null),
     };
 
     public static bool IsPriorityAsync(LeaseHostKind kind) =>
-        kind is LeaseHostKind.PriorityAsyncContext or LeaseHostKind.PriorityTaskScheduler or LeaseHostKind.PriorityTaskSchedulerStarvedPool;
+        kind is LeaseHostKind.PriorityAsyncContext or LeaseHostKind.PriorityTaskScheduler or LeaseHostKind.PriorityTaskSchedulerUnreserved
+            or LeaseHostKind.PriorityTaskSchedulerStarvedPool;
+
+    /// <summary>Gets whether the host keeps a reserved worker for the lease lane.</summary>
+    public static bool IsReserved(LeaseHostKind kind) =>
+        kind is LeaseHostKind.PriorityTaskScheduler or LeaseHostKind.PriorityTaskSchedulerStarvedPool;
 
     public static bool StarvesThreadPool(LeaseHostKind kind) =>
         kind is LeaseHostKind.PriorityTaskSchedulerStarvedPool or LeaseHostKind.ThreadPoolStarved;
@@ -26,7 +32,8 @@ internal static class LeaseHostFactory
     public static ILeaseHost Create(LeaseHostKind kind) => kind switch
     {
         LeaseHostKind.PriorityAsyncContext => new ContextThreadLeaseHost(),
-        LeaseHostKind.PriorityTaskScheduler or LeaseHostKind.PriorityTaskSchedulerStarvedPool => new TaskSchedulerLeaseHost(SchedulerWorkers),
+        LeaseHostKind.PriorityTaskScheduler or LeaseHostKind.PriorityTaskSchedulerStarvedPool => new TaskSchedulerLeaseHost(SchedulerWorkers, reservedWorkers: 1),
+        LeaseHostKind.PriorityTaskSchedulerUnreserved => new TaskSchedulerLeaseHost(SchedulerWorkers, reservedWorkers: 0),
         LeaseHostKind.FifoSingleThread => new FifoLeaseHost(),
         LeaseHostKind.ThreadPool or LeaseHostKind.ThreadPoolStarved => new ThreadPoolLeaseHost(),
         _ => throw new ArgumentOutOfRangeException(nameof(kind), kind, null),

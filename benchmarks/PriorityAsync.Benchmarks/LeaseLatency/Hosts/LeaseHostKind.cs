@@ -6,8 +6,11 @@ internal enum LeaseHostKind
     /// <summary>A <see cref="PriorityAsync.PriorityAsyncContext"/> on one dedicated thread.</summary>
     PriorityAsyncContext,
 
-    /// <summary>A <see cref="PriorityAsync.PriorityTaskScheduler"/> with 2 dedicated workers.</summary>
+    /// <summary>A <see cref="PriorityAsync.PriorityTaskScheduler"/> with 2 dedicated workers and its default reserved lease worker.</summary>
     PriorityTaskScheduler,
+
+    /// <summary>A <see cref="PriorityAsync.PriorityTaskScheduler"/> with 2 dedicated workers and no reserved worker.</summary>
+    PriorityTaskSchedulerUnreserved,
 
     /// <summary>A plain FIFO single-thread context.</summary>
     FifoSingleThread,
@@ -15,7 +18,7 @@ internal enum LeaseHostKind
     /// <summary>The .NET thread pool, untouched.</summary>
     ThreadPool,
 
-    /// <summary>A <see cref="PriorityAsync.PriorityTaskScheduler"/> with 2 dedicated workers while the thread pool is starved.</summary>
+    /// <summary>A <see cref="PriorityAsync.PriorityTaskScheduler"/> with 2 dedicated workers (and its reserved one) while the thread pool is starved.</summary>
     PriorityTaskSchedulerStarvedPool,
 
     /// <summary>The .NET thread pool while it is starved.</summary>

@@ -1,9 +1,12 @@
 namespace PriorityAsync.Benchmarks.LeaseLatency.Hosts;
 
-/// <summary>A <see cref="PriorityTaskScheduler"/> with dedicated workers: processors in the processing lane, the lease loop in the lease lane.</summary>
-internal sealed class TaskSchedulerLeaseHost(int workers) : ILeaseHost
+/// <summary>
+/// A <see cref="PriorityTaskScheduler"/> with dedicated workers (and <paramref name="reservedWorkers"/> reserved for
+/// the lease lane): processors in the processing lane, the lease loop in the lease lane.
+/// </summary>
+internal sealed class TaskSchedulerLeaseHost(int workers, int reservedWorkers) : ILeaseHost
 {
-    private readonly PriorityTaskScheduler _scheduler = new(new PriorityTaskSchedulerOptions { WorkerCount = workers });
+    private readonly PriorityTaskScheduler _scheduler = new(new PriorityTaskSchedulerOptions { WorkerCount = workers, ReservedWorkerCount = reservedWorkers });
 
     public TimeProvider TimeProvider => _scheduler.TimeProvider;
 
