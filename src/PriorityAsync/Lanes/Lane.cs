@@ -145,8 +145,8 @@ public sealed class Lane
     /// <summary>Runs <paramref name="function"/> in this lane without counting it as outstanding work (an entry point).</summary>
     internal Task<T> RunEntry<T>(Func<Task<T>> function) => TaskFactory.StartNew(function).Unwrap();
 
-    /// <summary>Counts one item taken from the lane to run; called under the scheduler's lock, so no atomic is needed.</summary>
-    internal void CountDispatchedLocked() => Volatile.Write(ref _dispatched, _dispatched + 1);
+    /// <summary>Counts one item taken from the lane to run.</summary>
+    internal void CountDispatched() => Interlocked.Increment(ref _dispatched);
 
     private TTask Tracked<TTask>(TTask run)
         where TTask : Task

@@ -5,15 +5,20 @@ namespace PriorityAsync;
 public sealed partial class PriorityAsyncContext
 {
     private ExceptionDispatchInfo? _failure;
-    private bool _entryCompleted;
-    private bool _waiting;
+    private volatile bool _entryCompleted;
+
+    // 1 while the context's thread sleeps in Monitor.Wait(Gate); an enqueue then takes the lock to pulse it.
+    private int _parked;
 
     /// <inheritdoc />
-    private protected override void OnWorkAvailableLocked(int rank)
+    private protected override void OnWorkAvailable(int rank)
     {
-        if (_waiting)
+        if (Volatile.Read(ref _parked) != 0)
         {
-            Monitor.Pulse(Gate);
+            lock (Gate)
+            {
+                Monitor.Pulse(Gate);
+            }
         }
     }
 
@@ -85,56 +90,66 @@ public sealed partial class PriorityAsyncContext
 
     private void OnEntryCompleted()
     {
-        lock (Gate)
-        {
-            _entryCompleted = true;
-            OnWorkAvailableLocked(AnyLane);
-        }
+        _entryCompleted = true;
+        OnWorkAvailable(AnyLane);
     }
+
+    private bool IsRunOver => _entryCompleted && OutstandingOperations == 0;
 
     private void RunLoop(Worker worker)
     {
         while (true)
         {
-            WorkItem item;
-            Lane lane;
-            var advanceClock = false;
-            lock (Gate)
+            if (TryDequeue(out var item, out var lane))
             {
-                while (!TryDequeueLocked(out item, out lane))
+                Execute(worker, lane, item);
+                if (_failure is { } failure)
                 {
-                    if (_entryCompleted && OutstandingOperations == 0)
-                    {
-                        Acceptance = AcceptanceState.Closed;
-                        return;
-                    }
-
-                    if (_virtualClock?.NextTimerDue is not null)
-                    {
-                        advanceClock = true;
-                        break;
-                    }
-
-                    worker.LeaveLaneContext();
-                    _waiting = true;
-                    Monitor.Wait(Gate);
-                    _waiting = false;
+                    RunQueuedItemsAfterFailure(worker);
+                    failure.Throw();
                 }
-            }
 
-            if (advanceClock)
-            {
-                worker.LeaveLaneContext();
-                _virtualClock!.TryAdvanceToNextTimer();
                 continue;
             }
 
-            Execute(worker, lane, item);
-            if (_failure is { } failure)
+            if (IsRunOver)
             {
-                RunQueuedItemsAfterFailure(worker);
-                failure.Throw();
+                lock (Gate)
+                {
+                    Acceptance = AcceptanceState.Closed;
+                }
+
+                if (IsEmptyAfterClosing())
+                {
+                    return;
+                }
+
+                continue; // items accepted just before the close: they run first
             }
+
+            worker.LeaveLaneContext();
+            if (_virtualClock?.NextTimerDue is not null)
+            {
+                _virtualClock.TryAdvanceToNextTimer();
+                continue;
+            }
+
+            Park();
+        }
+    }
+
+    /// <summary>Sleeps until an enqueue, the end of the entry point or of an operation pulses the thread.</summary>
+    private void Park()
+    {
+        lock (Gate)
+        {
+            Interlocked.Exchange(ref _parked, 1);
+            if (!IsReady(AllLanes) && !IsRunOver && _virtualClock?.NextTimerDue is null)
+            {
+                Monitor.Wait(Gate);
+            }
+
+            Volatile.Write(ref _parked, 0);
         }
     }
 
@@ -151,18 +166,19 @@ public sealed partial class PriorityAsyncContext
 
         while (true)
         {
-            WorkItem item;
-            Lane lane;
-            lock (Gate)
+            if (TryDequeue(out var item, out var lane))
             {
-                if (!TryDequeueLocked(out item, out lane))
+                Execute(worker, lane, item);
+            }
+            else if (IsEmptyAfterClosing())
+            {
+                lock (Gate)
                 {
                     Acceptance = AcceptanceState.Closed;
-                    return;
                 }
-            }
 
-            Execute(worker, lane, item);
+                return;
+            }
         }
     }
 }

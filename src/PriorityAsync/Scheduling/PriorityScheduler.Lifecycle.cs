@@ -35,18 +35,25 @@ public abstract partial class PriorityScheduler
     /// </summary>
     public TimeSpan ShutdownTimeout { get; }
 
-    /// <summary>Gets or sets whether and from where the scheduler accepts work. Change it under <see cref="Gate"/>.</summary>
+    /// <summary>
+    /// Gets or sets whether and from where the scheduler accepts work. Change it under <see cref="Gate"/>; the setter
+    /// is a full fence, so an enqueue that has not yet announced itself sees the new state.
+    /// </summary>
     private protected AcceptanceState Acceptance
     {
         get => _acceptance;
-        set => _acceptance = value;
+        set
+        {
+            _acceptance = value;
+            Interlocked.MemoryBarrier();
+        }
     }
 
     /// <summary>Gets the number of async void operations started in a lane that have not completed.</summary>
     private protected int OutstandingOperations => Volatile.Read(ref _outstandingOperations);
 
-    /// <summary>Gets whether continuations, posts and timer firings are queued (rather than rejected). Call under <see cref="Gate"/>.</summary>
-    private bool AcceptsQueuedWorkLocked => _acceptance <= AcceptanceState.Draining;
+    /// <summary>Gets whether continuations, posts and timer firings are queued (rather than rejected).</summary>
+    private bool AcceptsQueuedWork => _acceptance <= AcceptanceState.Draining;
 
     internal void OperationStarted() => Interlocked.Increment(ref _outstandingOperations);
 
@@ -54,11 +61,7 @@ public abstract partial class PriorityScheduler
     {
         if (Interlocked.Decrement(ref _outstandingOperations) == 0)
         {
-            lock (Gate)
-            {
-                OnWorkAvailableLocked(AnyLane);
-            }
-
+            OnWorkAvailable(AnyLane);
             SignalIfDrained();
         }
     }

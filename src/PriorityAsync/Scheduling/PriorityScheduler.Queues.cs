@@ -1,3 +1,4 @@
+using System.Collections.Concurrent;
 using System.Numerics;
 using System.Runtime.ExceptionServices;
 
@@ -5,46 +6,56 @@ namespace PriorityAsync;
 
 public abstract partial class PriorityScheduler
 {
-    private readonly Queue<WorkItem>[] _queues;
+    private readonly ConcurrentQueue<WorkItem>[] _queues;
     private readonly bool _hasStarvationBounds;
-    private volatile int _readyMask;
 
-    /// <summary>Gets the lock that guards the queues; derived schedulers wait on it for work.</summary>
+    // Bit r is set whenever lane r may hold items: an enqueue sets it after its item landed; only a dequeuer that found
+    // the lane empty clears it, and then looks again, so a set bit may be stale but an item is never hidden.
+    private int _readyMask;
+
+    // Enqueues between their acceptance check and their item landing. A scheduler that stops taking work waits for it
+    // to reach zero before it decides that its lanes are empty.
+    private int _enqueuers;
+
+    /// <summary>Gets the lock that guards the scheduler's state; derived schedulers park their threads on it.</summary>
     private protected object Gate { get; } = new();
 
     /// <summary>Gets whether any lane in <paramref name="laneMask"/> has a ready item (one volatile read).</summary>
-    internal bool IsReady(int laneMask) => (_readyMask & laneMask) != 0;
-
-    /// <summary>Gets whether every lane is empty. Call under <see cref="Gate"/>.</summary>
-    private protected bool IsEmptyLocked => _readyMask == 0;
+    internal bool IsReady(int laneMask) => (Volatile.Read(ref _readyMask) & laneMask) != 0;
 
     /// <summary>
     /// Queues a task, continuation or callback into <paramref name="lane"/>. Never throws: this is how the runtime
     /// delivers continuations, so work that arrives after the scheduler stopped is rejected (see <see cref="RejectedWork"/>).
+    /// Takes no lock: the item goes into the lane's lock-free queue, then the derived scheduler wakes a worker if none
+    /// is awake to find it.
     /// </summary>
     internal void Enqueue(Lane lane, object callback, object? state)
     {
-        if (!TryEnqueue(lane, callback, state))
+        var timestamp = NeedsEnqueueTimestamp ? _clock.GetTimestamp() : WorkItem.NoTimestamp;
+        var rank = lane.Priority.Rank;
+        Interlocked.Increment(ref _enqueuers);
+        if (!AcceptsQueuedWork)
         {
+            Interlocked.Decrement(ref _enqueuers);
             Reject(lane, callback, state);
+            return;
         }
+
+        _queues[rank].Enqueue(new WorkItem(callback, state, timestamp));
+        var bit = 1 << rank;
+        if ((Volatile.Read(ref _readyMask) & bit) == 0)
+        {
+            Interlocked.Or(ref _readyMask, bit);
+        }
+
+        Interlocked.Decrement(ref _enqueuers);
+        OnWorkAvailable(rank);
     }
 
-    internal int GetQueueLength(Lane lane)
-    {
-        lock (Gate)
-        {
-            return _queues[lane.Priority.Rank].Count;
-        }
-    }
+    internal int GetQueueLength(Lane lane) => _queues[lane.Priority.Rank].Count;
 
-    internal IEnumerable<Task> GetScheduledTasks(Lane lane)
-    {
-        lock (Gate)
-        {
-            return _queues[lane.Priority.Rank].Select(item => item.Callback).OfType<Task>().ToArray();
-        }
-    }
+    internal IEnumerable<Task> GetScheduledTasks(Lane lane) =>
+        _queues[lane.Priority.Rank].ToArray().Select(item => item.Callback).OfType<Task>().ToArray();
 
     /// <summary>Runs <paramref name="callback"/> in <paramref name="lane"/> and blocks the calling (outside) thread until it has run.</summary>
     internal void SendFromOutside(Lane lane, SendOrPostCallback callback, object? state)
@@ -74,63 +85,76 @@ public abstract partial class PriorityScheduler
     }
 
     /// <summary>
-    /// Called under <see cref="Gate"/> after an item was queued into the lane of rank <paramref name="rank"/>, or with
-    /// <see cref="AnyLane"/> after an operation completed: wake a worker.
+    /// Called, without the lock, after an item was queued into the lane of rank <paramref name="rank"/>, or with
+    /// <see cref="AnyLane"/> after the scheduler's state changed (an operation completed): wake a worker if needed.
     /// </summary>
-    private protected abstract void OnWorkAvailableLocked(int rank);
+    private protected abstract void OnWorkAvailable(int rank);
 
-    /// <summary>The <c>rank</c> passed to <see cref="OnWorkAvailableLocked"/> when no particular lane got work.</summary>
+    /// <summary>The <c>rank</c> passed to <see cref="OnWorkAvailable"/> when no particular lane got work.</summary>
     private protected const int AnyLane = -1;
 
     /// <summary>The lane mask that allows every lane.</summary>
     private protected const int AllLanes = -1;
 
-    /// <summary>Takes the next item by the dispatch rule. Call under <see cref="Gate"/>.</summary>
-    private protected bool TryDequeueLocked(out WorkItem item, out Lane lane) => TryDequeueLocked(AllLanes, out item, out lane);
+    /// <summary>Takes the next item of any lane by the dispatch rule. Lock-free; safe from several workers at once.</summary>
+    private protected bool TryDequeue(out WorkItem item, out Lane lane) => TryDequeue(AllLanes, out item, out lane);
 
-    /// <summary>Takes the next item of the lanes in <paramref name="allowedLanes"/> by the dispatch rule. Call under <see cref="Gate"/>.</summary>
-    private protected bool TryDequeueLocked(int allowedLanes, out WorkItem item, out Lane lane)
+    /// <summary>Takes the next item of the lanes in <paramref name="allowedLanes"/> by the dispatch rule. Lock-free.</summary>
+    private protected bool TryDequeue(int allowedLanes, out WorkItem item, out Lane lane)
     {
-        var mask = _readyMask;
-        if ((mask & allowedLanes) == 0)
+        while (true)
         {
-            item = default;
-            lane = null!;
-            return false;
-        }
-
-        var rank = BitOperations.TrailingZeroCount(mask & allowedLanes);
-        if (_hasStarvationBounds)
-        {
-            rank = ApplyStarvationBounds(rank, allowedLanes);
-        }
-
-        var queue = _queues[rank];
-        item = queue.Dequeue();
-        if (queue.Count == 0)
-        {
-            _readyMask = mask & ~(1 << rank);
-        }
-
-        lane = _lanes[rank];
-        lane.CountDispatchedLocked();
-        return true;
-    }
-
-    private bool TryEnqueue(Lane lane, object callback, object? state)
-    {
-        var timestamp = NeedsEnqueueTimestamp ? _clock.GetTimestamp() : WorkItem.NoTimestamp;
-        var rank = lane.Priority.Rank;
-        lock (Gate)
-        {
-            if (!AcceptsQueuedWorkLocked)
+            var mask = Volatile.Read(ref _readyMask) & allowedLanes;
+            if (mask == 0)
             {
+                item = default;
+                lane = null!;
                 return false;
             }
 
-            _queues[rank].Enqueue(new WorkItem(callback, state, timestamp));
-            _readyMask |= 1 << rank;
-            OnWorkAvailableLocked(rank);
+            var rank = BitOperations.TrailingZeroCount(mask);
+            if (_hasStarvationBounds)
+            {
+                rank = ApplyStarvationBounds(rank, allowedLanes);
+            }
+
+            var queue = _queues[rank];
+            if (queue.TryDequeue(out item))
+            {
+                lane = _lanes[rank];
+                lane.CountDispatched();
+                return true;
+            }
+
+            // Seen empty: clear the bit, then look again, in case an enqueue landed after the failed dequeue but saw
+            // the bit still set and left it.
+            var bit = 1 << rank;
+            Interlocked.And(ref _readyMask, ~bit);
+            if (!queue.IsEmpty)
+            {
+                Interlocked.Or(ref _readyMask, bit);
+            }
+        }
+    }
+
+    /// <summary>
+    /// Once the scheduler takes no more work, waits for the enqueues already past their acceptance check, then says
+    /// whether every lane is empty. Before that, the answer can be outdated as soon as it is given.
+    /// </summary>
+    private protected bool IsEmptyAfterClosing()
+    {
+        var spinner = default(SpinWait);
+        while (Volatile.Read(ref _enqueuers) != 0)
+        {
+            spinner.SpinOnce(sleep1Threshold: -1);
+        }
+
+        foreach (var queue in _queues)
+        {
+            if (!queue.IsEmpty)
+            {
+                return false;
+            }
         }
 
         return true;

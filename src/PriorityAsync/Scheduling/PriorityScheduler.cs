@@ -31,13 +31,13 @@ public abstract partial class PriorityScheduler
         ShutdownTimeout = options.ShutdownTimeout;
 
         _lanes = new Lane[options.Lanes.Count];
-        _queues = new Queue<WorkItem>[_lanes.Length];
+        _queues = new System.Collections.Concurrent.ConcurrentQueue<WorkItem>[_lanes.Length];
         _lanesByName = new Dictionary<string, Lane>(StringComparer.Ordinal);
         for (var rank = 0; rank < _lanes.Length; rank++)
         {
             var lane = new Lane(this, options.Lanes[rank], rank);
             _lanes[rank] = lane;
-            _queues[rank] = new Queue<WorkItem>();
+            _queues[rank] = new System.Collections.Concurrent.ConcurrentQueue<WorkItem>();
             _lanesByName.Add(lane.Name, lane);
             _hasStarvationBounds |= lane.StarvationBound is not null;
         }

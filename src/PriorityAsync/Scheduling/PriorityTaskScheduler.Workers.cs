@@ -2,42 +2,173 @@ namespace PriorityAsync;
 
 public sealed partial class PriorityTaskScheduler
 {
+    /// <summary>How many times a worker that ran out of work looks again before it parks (about 10–50 µs).</summary>
+    private const int SearchSpins = 64;
+
     /// <inheritdoc />
-    private protected override void OnWorkAvailableLocked(int rank)
+    /// <remarks>
+    /// Wakes a worker only when none is already awake and searching: in a burst, the worker that is looking takes the
+    /// items one after another, and a second one is woken by the first when it sees more work behind its own item.
+    /// Lease work that finds every ordinary worker busy wakes a reserved worker.
+    /// </remarks>
+    private protected override void OnWorkAvailable(int rank)
     {
-        if (Mode == PriorityWorkerMode.DedicatedThreads)
+        if (rank != AnyLane && rank <= ReservedLane.Rank && Volatile.Read(ref _idleReserved) > 0
+            && (Mode == PriorityWorkerMode.ThreadPool || Volatile.Read(ref _searchingWorkers) + Volatile.Read(ref _parkedWorkers) == 0))
         {
-            if (_idleWorkers > 0)
-            {
-                Monitor.Pulse(Gate);
-                return;
-            }
-        }
-        else if (_activeRunners < WorkerCount)
-        {
-            _activeRunners++;
-            ThreadPool.UnsafeQueueUserWorkItem(static s => ((PriorityTaskScheduler)s!).ThreadPoolRunner(), this);
+            WakeReservedWorker();
         }
 
-        // Every dedicated worker is busy, or (thread-pool runners) the runner may wait in a starved pool's queue: work of
-        // a reserved lane wakes a reserved worker. The waker claims it, so two items never count on the same one.
-        if (rank != AnyLane && rank <= ReservedLane.Rank && _idleReserved > 0)
+        if (Volatile.Read(ref _searchingWorkers) > 0)
         {
-            _idleReserved--;
-            _reservedWake.Release();
+            return;
         }
+
+        if (Mode == PriorityWorkerMode.DedicatedThreads)
+        {
+            WakeParkedWorker();
+        }
+        else
+        {
+            TryStartRunner();
+        }
+    }
+
+    private void WakeParkedWorker()
+    {
+        if (Volatile.Read(ref _parkedWorkers) == 0)
+        {
+            return;
+        }
+
+        lock (Gate)
+        {
+            if (_parkedWorkers > _pendingWakes)
+            {
+                _pendingWakes++;
+                Interlocked.Increment(ref _searchingWorkers); // counts as searching from now: later posts wake no one
+                Monitor.Pulse(Gate);
+            }
+        }
+    }
+
+    private void WakeReservedWorker()
+    {
+        lock (Gate)
+        {
+            if (_idleReserved > 0)
+            {
+                // The waker claims the worker, so two items never count on the same one.
+                Volatile.Write(ref _idleReserved, _idleReserved - 1);
+                _reservedWake.Release();
+            }
+        }
+    }
+
+    /// <summary>Starts a thread-pool runner unless <see cref="PriorityTaskSchedulerOptions.WorkerCount"/> are active.</summary>
+    private bool TryStartRunner()
+    {
+        var active = Volatile.Read(ref _activeRunners);
+        while (active < WorkerCount)
+        {
+            var seen = Interlocked.CompareExchange(ref _activeRunners, active + 1, active);
+            if (seen == active)
+            {
+                ThreadPool.UnsafeQueueUserWorkItem(static s => ((PriorityTaskScheduler)s!).ThreadPoolRunner(), this);
+                return true;
+            }
+
+            active = seen;
+        }
+
+        return false;
+    }
+
+    /// <summary>After taking an item, wakes another worker when more work waits and nobody is looking for it.</summary>
+    private void ShareRemainingWork()
+    {
+        if (IsReady(AllLanes) && Volatile.Read(ref _searchingWorkers) == 0)
+        {
+            if (Mode == PriorityWorkerMode.DedicatedThreads)
+            {
+                WakeParkedWorker();
+            }
+            else
+            {
+                TryStartRunner();
+            }
+        }
+    }
+
+    /// <summary>Looks for work for a while without sleeping; true when some is ready.</summary>
+    private bool Search()
+    {
+        var spinner = default(SpinWait);
+        for (var i = 0; i < SearchSpins; i++)
+        {
+            if (IsReady(AllLanes) || Acceptance >= AcceptanceState.Closing)
+            {
+                return true;
+            }
+
+            spinner.SpinOnce(sleep1Threshold: -1);
+        }
+
+        return IsReady(AllLanes);
     }
 
     private void DedicatedWorkerLoop()
     {
         var worker = new Worker(this);
         var finish = false;
+        var searching = false;
         using (EnterWorker(worker))
         {
-            while (TryTakeNext(worker, out var item, out var lane, out finish))
+            while (true)
             {
-                Execute(worker, lane, item);
-                EndItem();
+                if (TryDequeue(out var item, out var lane))
+                {
+                    if (searching)
+                    {
+                        searching = false;
+                        Interlocked.Decrement(ref _searchingWorkers);
+                    }
+
+                    ShareRemainingWork();
+                    Execute(worker, lane, item);
+                    continue;
+                }
+
+                worker.LeaveLaneContext();
+                if (Acceptance >= AcceptanceState.Closing && IsEmptyAfterClosing())
+                {
+                    if (searching)
+                    {
+                        Interlocked.Decrement(ref _searchingWorkers);
+                    }
+
+                    lock (Gate)
+                    {
+                        finish = ExitWorkerLocked();
+                    }
+
+                    break;
+                }
+
+                if (!searching)
+                {
+                    searching = true;
+                    Interlocked.Increment(ref _searchingWorkers);
+                    if (Search())
+                    {
+                        continue;
+                    }
+                }
+
+                searching = false;
+                Interlocked.Decrement(ref _searchingWorkers);
+                Park();
+                searching = true; // a waker counted this worker as searching (or a close woke it: it looks once more)
             }
         }
 
@@ -49,9 +180,35 @@ public sealed partial class PriorityTaskScheduler
         }
     }
 
+    /// <summary>Sleeps in <see cref="PriorityScheduler.Gate"/> until a waker pulses, unless work or a close is already there.</summary>
+    private void Park()
+    {
+        lock (Gate)
+        {
+            Interlocked.Increment(ref _parkedWorkers);
+            if (IsReady(AllLanes) || Acceptance >= AcceptanceState.Closing)
+            {
+                Interlocked.Decrement(ref _parkedWorkers);
+                Interlocked.Increment(ref _searchingWorkers);
+                return;
+            }
+
+            Monitor.Wait(Gate);
+            Interlocked.Decrement(ref _parkedWorkers);
+            if (_pendingWakes > 0)
+            {
+                _pendingWakes--; // the waker already counted this worker as searching
+            }
+            else
+            {
+                Interlocked.Increment(ref _searchingWorkers); // woken by a close
+            }
+        }
+    }
+
     /// <summary>
-    /// The loop of a reserved worker: it takes only items of the reserved lanes and sleeps on its own semaphore, so a
-    /// pulse meant for an ordinary worker never lands on it (and is never lost).
+    /// The loop of a reserved worker: it takes only items of the reserved lanes, never spins, and sleeps on its own
+    /// semaphore, so a wake-up meant for an ordinary worker never lands on it (and is never lost).
     /// </summary>
     private void ReservedWorkerLoop()
     {
@@ -61,36 +218,34 @@ public sealed partial class PriorityTaskScheduler
         {
             while (true)
             {
-                WorkItem item;
-                Lane lane;
-                lock (Gate)
+                if (TryDequeue(_reservedLanes, out var item, out var lane))
                 {
-                    if (!TryDequeueLocked(_reservedLanes, out item, out lane))
-                    {
-                        worker.LeaveLaneContext();
-                        if (Acceptance >= AcceptanceState.Closing && _busyWorkers == 0 && IsEmptyLocked)
-                        {
-                            finish = ExitWorkerLocked();
-                            break;
-                        }
-
-                        _idleReserved++;
-                        lane = null!;
-                    }
-                    else
-                    {
-                        _busyWorkers++;
-                    }
-                }
-
-                if (lane is null)
-                {
-                    _reservedWake.Wait();
+                    Execute(worker, lane, item);
                     continue;
                 }
 
-                Execute(worker, lane, item);
-                EndItem();
+                worker.LeaveLaneContext();
+                if (Acceptance >= AcceptanceState.Closing && IsEmptyAfterClosing())
+                {
+                    lock (Gate)
+                    {
+                        finish = ExitWorkerLocked();
+                    }
+
+                    break;
+                }
+
+                lock (Gate)
+                {
+                    Interlocked.Increment(ref _idleReserved);
+                    if (IsReady(_reservedLanes) || Acceptance >= AcceptanceState.Closing)
+                    {
+                        Interlocked.Decrement(ref _idleReserved);
+                        continue;
+                    }
+                }
+
+                _reservedWake.Wait();
             }
         }
 
@@ -101,19 +256,6 @@ public sealed partial class PriorityTaskScheduler
         }
     }
 
-    /// <summary>Ends one item of a dedicated or reserved worker; the last item of a closing scheduler wakes the others to exit.</summary>
-    private void EndItem()
-    {
-        lock (Gate)
-        {
-            _busyWorkers--;
-            if (_busyWorkers == 0 && Acceptance >= AcceptanceState.Closing)
-            {
-                WakeAllWorkersLocked();
-            }
-        }
-    }
-
     /// <summary>Wakes every sleeping worker, ordinary and reserved, to look at the queues and the scheduler's state again.</summary>
     private void WakeAllWorkersLocked()
     {
@@ -121,7 +263,7 @@ public sealed partial class PriorityTaskScheduler
         if (_idleReserved > 0)
         {
             _reservedWake.Release(_idleReserved);
-            _idleReserved = 0;
+            Volatile.Write(ref _idleReserved, 0);
         }
     }
 
@@ -129,35 +271,7 @@ public sealed partial class PriorityTaskScheduler
     private bool ExitWorkerLocked()
     {
         WakeAllWorkersLocked();
-        return ++_exitedWorkers == _threads.Length && (Mode == PriorityWorkerMode.DedicatedThreads || _activeRunners == 0) && TryMarkFinishedLocked();
-    }
-
-    /// <summary>
-    /// Waits for the next item of a dedicated worker, sleeping until an enqueue pulses it. False when the worker must
-    /// exit; <paramref name="finish"/> is then true for the last worker out.
-    /// </summary>
-    private bool TryTakeNext(Worker worker, out WorkItem item, out Lane lane, out bool finish)
-    {
-        finish = false;
-        lock (Gate)
-        {
-            while (!TryDequeueLocked(out item, out lane))
-            {
-                worker.LeaveLaneContext();
-                if (Acceptance >= AcceptanceState.Closing && _busyWorkers == 0)
-                {
-                    finish = ExitWorkerLocked();
-                    return false;
-                }
-
-                _idleWorkers++;
-                Monitor.Wait(Gate);
-                _idleWorkers--;
-            }
-
-            _busyWorkers++;
-            return true;
-        }
+        return ++_exitedWorkers == _threads.Length && Volatile.Read(ref _activeRunners) == 0 && TryMarkFinishedLocked();
     }
 
     private void ThreadPoolRunner()
@@ -173,36 +287,75 @@ public sealed partial class PriorityTaskScheduler
         {
             while (true)
             {
-                WorkItem item;
-                Lane lane;
-                lock (Gate)
+                if (TryDequeue(out var item, out var lane))
                 {
-                    if (!TryDequeueLocked(out item, out lane))
-                    {
-                        _activeRunners--;
-                        _spareWorkers.Push(worker);
-                        if (Acceptance >= AcceptanceState.Closing && _activeRunners == 0)
-                        {
-                            // The reserved workers exit only once no runner is left: let them look again.
-                            WakeAllWorkersLocked();
-                            finish = _exitedWorkers == _threads.Length && TryMarkFinishedLocked();
-                        }
-
-                        break;
-                    }
-
-                    _busyWorkers++;
+                    ShareRemainingWork();
+                    Execute(worker, lane, item);
+                    continue;
                 }
 
-                Execute(worker, lane, item);
-                EndItem();
+                Interlocked.Increment(ref _searchingWorkers);
+                var found = Acceptance < AcceptanceState.Closing && Search();
+                Interlocked.Decrement(ref _searchingWorkers);
+                if (found)
+                {
+                    continue;
+                }
+
+                Interlocked.Decrement(ref _activeRunners);
+                if (IsReady(AllLanes) && Acceptance < AcceptanceState.Closing && TryRejoin())
+                {
+                    continue; // work landed after the last look, and this runner may take it
+                }
+
+                if (Acceptance >= AcceptanceState.Closing)
+                {
+                    if (!IsEmptyAfterClosing() && TryRejoin())
+                    {
+                        continue;
+                    }
+
+                    lock (Gate)
+                    {
+                        // The reserved workers exit only once no runner is left: let them look again.
+                        WakeAllWorkersLocked();
+                        finish = Volatile.Read(ref _activeRunners) == 0 && _exitedWorkers == _threads.Length && TryMarkFinishedLocked();
+                    }
+                }
+
+                break;
             }
+
+            worker.LeaveLaneContext();
+        }
+
+        lock (Gate)
+        {
+            _spareWorkers.Push(worker);
         }
 
         if (finish)
         {
             Finish();
         }
+    }
+
+    /// <summary>Counts the calling runner as active again, unless the runner limit was reached meanwhile.</summary>
+    private bool TryRejoin()
+    {
+        var active = Volatile.Read(ref _activeRunners);
+        while (active < WorkerCount)
+        {
+            var seen = Interlocked.CompareExchange(ref _activeRunners, active + 1, active);
+            if (seen == active)
+            {
+                return true;
+            }
+
+            active = seen;
+        }
+
+        return false;
     }
 
     /// <summary>
@@ -220,7 +373,20 @@ public sealed partial class PriorityTaskScheduler
             }
 
             WakeAllWorkersLocked();
-            finishNow = _threads.Length == 0 && _activeRunners == 0 && TryMarkFinishedLocked();
+        }
+
+        if (_threads.Length == 0)
+        {
+            if (!IsEmptyAfterClosing())
+            {
+                TryStartRunner(); // a runner will run what is left and finish
+                return;
+            }
+
+            lock (Gate)
+            {
+                finishNow = Volatile.Read(ref _activeRunners) == 0 && TryMarkFinishedLocked();
+            }
         }
 
         if (finishNow)

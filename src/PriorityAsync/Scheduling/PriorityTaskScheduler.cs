@@ -27,9 +27,10 @@ public sealed partial class PriorityTaskScheduler : PriorityScheduler, IDisposab
     private readonly Stack<Worker> _spareWorkers = new();
     private readonly SemaphoreSlim _reservedWake = new(0);
     private readonly int _reservedLanes;
-    private int _idleWorkers;
+    private int _parkedWorkers;
+    private int _pendingWakes;
+    private int _searchingWorkers;
     private int _idleReserved;
-    private int _busyWorkers;
     private int _activeRunners;
     private int _exitedWorkers;
     private bool _finished;
