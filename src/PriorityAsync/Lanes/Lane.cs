@@ -14,7 +14,6 @@ public sealed class Lane
 {
     private readonly LaneSynchronizationContext _synchronizationContext;
     private readonly LaneTaskScheduler _taskScheduler;
-    private long _dispatched;
 
     internal Lane(PriorityScheduler scheduler, LaneOptions options, int rank)
     {
@@ -65,7 +64,7 @@ public sealed class Lane
     public int QueueLength => Scheduler.GetQueueLength(this);
 
     /// <summary>Gets the number of items taken from the lane to run.</summary>
-    public long DispatchedCount => Volatile.Read(ref _dispatched);
+    public long DispatchedCount => Scheduler.GetDispatchedCount(Priority.Rank);
 
     /// <summary>
     /// Gets whether a lane more urgent than this one has ready work: two field reads, no thread-local lookup, so it
@@ -144,9 +143,6 @@ public sealed class Lane
 
     /// <summary>Runs <paramref name="function"/> in this lane without counting it as outstanding work (an entry point).</summary>
     internal Task<T> RunEntry<T>(Func<Task<T>> function) => TaskFactory.StartNew(function).Unwrap();
-
-    /// <summary>Counts one item taken from the lane to run.</summary>
-    internal void CountDispatched() => Interlocked.Increment(ref _dispatched);
 
     private TTask Tracked<TTask>(TTask run)
         where TTask : Task

@@ -100,7 +100,7 @@ public sealed partial class PriorityAsyncContext
     {
         while (true)
         {
-            if (TryDequeue(out var item, out var lane))
+            if (TryDequeue(worker, out var item, out var lane))
             {
                 Execute(worker, lane, item);
                 if (_failure is { } failure)
@@ -119,12 +119,9 @@ public sealed partial class PriorityAsyncContext
                     Acceptance = AcceptanceState.Closed;
                 }
 
-                if (IsEmptyAfterClosing())
-                {
-                    return;
-                }
-
-                continue; // items accepted just before the close: they run first
+                // An enqueue that raced with the close either sees it and rejects its item itself, or left it here.
+                RejectStragglers();
+                return;
             }
 
             worker.LeaveLaneContext();
@@ -166,17 +163,18 @@ public sealed partial class PriorityAsyncContext
 
         while (true)
         {
-            if (TryDequeue(out var item, out var lane))
+            if (TryDequeue(worker, out var item, out var lane))
             {
                 Execute(worker, lane, item);
             }
-            else if (IsEmptyAfterClosing())
+            else
             {
                 lock (Gate)
                 {
                     Acceptance = AcceptanceState.Closed;
                 }
 
+                RejectStragglers();
                 return;
             }
         }

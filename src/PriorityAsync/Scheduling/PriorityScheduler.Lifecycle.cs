@@ -52,6 +52,9 @@ public abstract partial class PriorityScheduler
     /// <summary>Gets the number of async void operations started in a lane that have not completed.</summary>
     private protected int OutstandingOperations => Volatile.Read(ref _outstandingOperations);
 
+    /// <summary>Gets whether the scheduler has finished (closed or disposed): no worker runs its lanes any more.</summary>
+    private protected bool HasFinished => _acceptance >= AcceptanceState.Closed;
+
     /// <summary>Gets whether continuations, posts and timer firings are queued (rather than rejected).</summary>
     private bool AcceptsQueuedWork => _acceptance <= AcceptanceState.Draining;
 

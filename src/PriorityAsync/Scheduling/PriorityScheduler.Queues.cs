@@ -13,10 +13,6 @@ public abstract partial class PriorityScheduler
     // the lane empty clears it, and then looks again, so a set bit may be stale but an item is never hidden.
     private int _readyMask;
 
-    // Enqueues between their acceptance check and their item landing. A scheduler that stops taking work waits for it
-    // to reach zero before it decides that its lanes are empty.
-    private int _enqueuers;
-
     /// <summary>Gets the lock that guards the scheduler's state; derived schedulers park their threads on it.</summary>
     private protected object Gate { get; } = new();
 
@@ -31,16 +27,14 @@ public abstract partial class PriorityScheduler
     /// </summary>
     internal void Enqueue(Lane lane, object callback, object? state)
     {
-        var timestamp = NeedsEnqueueTimestamp ? _clock.GetTimestamp() : WorkItem.NoTimestamp;
-        var rank = lane.Priority.Rank;
-        Interlocked.Increment(ref _enqueuers);
         if (!AcceptsQueuedWork)
         {
-            Interlocked.Decrement(ref _enqueuers);
             Reject(lane, callback, state);
             return;
         }
 
+        var timestamp = NeedsEnqueueTimestamp ? _clock.GetTimestamp() : WorkItem.NoTimestamp;
+        var rank = lane.Priority.Rank;
         _queues[rank].Enqueue(new WorkItem(callback, state, timestamp));
         var bit = 1 << rank;
         if ((Volatile.Read(ref _readyMask) & bit) == 0)
@@ -48,8 +42,27 @@ public abstract partial class PriorityScheduler
             Interlocked.Or(ref _readyMask, bit);
         }
 
-        Interlocked.Decrement(ref _enqueuers);
+        if (HasFinished)
+        {
+            // The scheduler finished while the item landed: no worker is left to run it. The finisher and this thread
+            // both rescue what they find (each item is taken once), so it is rejected rather than stranded.
+            RejectStragglers();
+            return;
+        }
+
         OnWorkAvailable(rank);
+    }
+
+    /// <summary>
+    /// Rejects (see <see cref="RejectedWork"/>) every item still queued once the scheduler has finished: an enqueue
+    /// that raced with the finish. Called by the finisher after it marked the scheduler finished, and by such an enqueue.
+    /// </summary>
+    private protected void RejectStragglers()
+    {
+        while (TryDequeue(null, AllLanes, out var item, out var lane))
+        {
+            Reject(lane, item.Callback, item.State);
+        }
     }
 
     internal int GetQueueLength(Lane lane) => _queues[lane.Priority.Rank].Count;
@@ -96,11 +109,14 @@ public abstract partial class PriorityScheduler
     /// <summary>The lane mask that allows every lane.</summary>
     private protected const int AllLanes = -1;
 
-    /// <summary>Takes the next item of any lane by the dispatch rule. Lock-free; safe from several workers at once.</summary>
-    private protected bool TryDequeue(out WorkItem item, out Lane lane) => TryDequeue(AllLanes, out item, out lane);
+    /// <summary>Takes the next item of any lane by the dispatch rule for <paramref name="worker"/>. Lock-free; safe from several workers at once.</summary>
+    private protected bool TryDequeue(Worker worker, out WorkItem item, out Lane lane) => TryDequeue(worker, AllLanes, out item, out lane);
 
-    /// <summary>Takes the next item of the lanes in <paramref name="allowedLanes"/> by the dispatch rule. Lock-free.</summary>
-    private protected bool TryDequeue(int allowedLanes, out WorkItem item, out Lane lane)
+    /// <summary>
+    /// Takes the next item of the lanes in <paramref name="allowedLanes"/> by the dispatch rule. Lock-free. The
+    /// dispatch is counted for <paramref name="worker"/> (not at all without one: a rejected straggler).
+    /// </summary>
+    private protected bool TryDequeue(Worker? worker, int allowedLanes, out WorkItem item, out Lane lane)
     {
         while (true)
         {
@@ -122,7 +138,7 @@ public abstract partial class PriorityScheduler
             if (queue.TryDequeue(out item))
             {
                 lane = _lanes[rank];
-                lane.CountDispatched();
+                worker?.CountDispatched(rank);
                 return true;
             }
 
@@ -137,18 +153,9 @@ public abstract partial class PriorityScheduler
         }
     }
 
-    /// <summary>
-    /// Once the scheduler takes no more work, waits for the enqueues already past their acceptance check, then says
-    /// whether every lane is empty. Before that, the answer can be outdated as soon as it is given.
-    /// </summary>
-    private protected bool IsEmptyAfterClosing()
+    /// <summary>Gets whether every lane is empty.</summary>
+    private protected bool AreLanesEmpty()
     {
-        var spinner = default(SpinWait);
-        while (Volatile.Read(ref _enqueuers) != 0)
-        {
-            spinner.SpinOnce(sleep1Threshold: -1);
-        }
-
         foreach (var queue in _queues)
         {
             if (!queue.IsEmpty)
@@ -158,6 +165,21 @@ public abstract partial class PriorityScheduler
         }
 
         return true;
+    }
+
+    /// <summary>Gets the items taken from the lane of rank <paramref name="rank"/> to run, summed over the workers.</summary>
+    internal long GetDispatchedCount(int rank)
+    {
+        lock (_allWorkers)
+        {
+            var total = 0L;
+            foreach (var worker in _allWorkers)
+            {
+                total += worker.GetDispatched(rank);
+            }
+
+            return total;
+        }
     }
 
     private bool NeedsEnqueueTimestamp => _hasStarvationBounds || PriorityAsyncMetrics.WaitDuration.Enabled;

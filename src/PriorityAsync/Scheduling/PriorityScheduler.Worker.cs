@@ -5,6 +5,9 @@ public abstract partial class PriorityScheduler
     [ThreadStatic]
     private static Worker? t_worker;
 
+    // Every worker this scheduler ever had, for the dispatch counts (a few per scheduler: pool runners reuse theirs).
+    private readonly List<Worker> _allWorkers = [];
+
     /// <summary>Gets whether the calling thread is running this scheduler's work.</summary>
     internal bool IsWorkerThread => ReferenceEquals(t_worker?.Scheduler, this);
 
@@ -29,6 +32,8 @@ public abstract partial class PriorityScheduler
     /// <summary>The per-thread state of a thread that runs a scheduler's items.</summary>
     private protected sealed class Worker
     {
+        // Per worker, so that workers never share a counter's cache line on the dispatch path.
+        private readonly long[] _dispatched;
         private readonly SliceAlarm? _quantumAlarm;
         private readonly SliceAlarm? _stallAlarm;
         private SynchronizationContext? _outerContext;
@@ -42,6 +47,12 @@ public abstract partial class PriorityScheduler
         public Worker(PriorityScheduler scheduler)
         {
             Scheduler = scheduler;
+            _dispatched = new long[scheduler._lanes.Length];
+            lock (scheduler._allWorkers)
+            {
+                scheduler._allWorkers.Add(this);
+            }
+
             if (scheduler.YieldQuantum is { } quantum)
             {
                 _quantumAlarm = new SliceAlarm(this, quantum, static (w, _) => w._quantumExpired = true);
@@ -59,6 +70,12 @@ public abstract partial class PriorityScheduler
         public Lane? CurrentLane { get; set; }
 
         public bool QuantumExpired => _quantumExpired;
+
+        /// <summary>Counts one item of the lane of rank <paramref name="rank"/> taken by this worker; called by its own thread only.</summary>
+        public void CountDispatched(int rank) => Volatile.Write(ref _dispatched[rank], _dispatched[rank] + 1);
+
+        /// <summary>Gets how many items of the lane of rank <paramref name="rank"/> this worker took.</summary>
+        public long GetDispatched(int rank) => Volatile.Read(ref _dispatched[rank]);
 
         /// <summary>Gets whether slices arm an alarm (a yield quantum or a stall threshold is set).</summary>
         public bool HasSliceAlarms => _quantumAlarm is not null || _stallAlarm is not null;

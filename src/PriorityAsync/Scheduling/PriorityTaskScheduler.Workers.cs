@@ -126,7 +126,7 @@ public sealed partial class PriorityTaskScheduler
         {
             while (true)
             {
-                if (TryDequeue(out var item, out var lane))
+                if (TryDequeue(worker, out var item, out var lane))
                 {
                     if (searching)
                     {
@@ -140,7 +140,7 @@ public sealed partial class PriorityTaskScheduler
                 }
 
                 worker.LeaveLaneContext();
-                if (Acceptance >= AcceptanceState.Closing && IsEmptyAfterClosing())
+                if (Acceptance >= AcceptanceState.Closing && AreLanesEmpty())
                 {
                     if (searching)
                     {
@@ -218,14 +218,14 @@ public sealed partial class PriorityTaskScheduler
         {
             while (true)
             {
-                if (TryDequeue(_reservedLanes, out var item, out var lane))
+                if (TryDequeue(worker, _reservedLanes, out var item, out var lane))
                 {
                     Execute(worker, lane, item);
                     continue;
                 }
 
                 worker.LeaveLaneContext();
-                if (Acceptance >= AcceptanceState.Closing && IsEmptyAfterClosing())
+                if (Acceptance >= AcceptanceState.Closing && AreLanesEmpty())
                 {
                     lock (Gate)
                     {
@@ -287,7 +287,7 @@ public sealed partial class PriorityTaskScheduler
         {
             while (true)
             {
-                if (TryDequeue(out var item, out var lane))
+                if (TryDequeue(worker, out var item, out var lane))
                 {
                     ShareRemainingWork();
                     Execute(worker, lane, item);
@@ -310,7 +310,7 @@ public sealed partial class PriorityTaskScheduler
 
                 if (Acceptance >= AcceptanceState.Closing)
                 {
-                    if (!IsEmptyAfterClosing() && TryRejoin())
+                    if (!AreLanesEmpty() && TryRejoin())
                     {
                         continue;
                     }
@@ -377,7 +377,7 @@ public sealed partial class PriorityTaskScheduler
 
         if (_threads.Length == 0)
         {
-            if (!IsEmptyAfterClosing())
+            if (!AreLanesEmpty())
             {
                 TryStartRunner(); // a runner will run what is left and finish
                 return;
@@ -410,6 +410,7 @@ public sealed partial class PriorityTaskScheduler
     /// <summary>Stops the timer thread and completes <see cref="Completion"/>. Runs once, outside the lock.</summary>
     private void Finish()
     {
+        RejectStragglers();
         ReleaseResources();
         lock (Gate)
         {
