@@ -12,7 +12,7 @@ public class ThreadPoolStarvationCollection
 public class ThreadPoolStarvationTests
 {
     [Fact]
-    public void LeaseLaneTimer_FiresAndRuns_WhileTheThreadPoolIsStarved_ButAPlainDelayDoesNot()
+    public void LeaseLaneTimer_FiresAndRuns_WhileTheThreadPoolIsStarved()
     {
         using var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = 2 });
         using var leaseRan = new ManualResetEventSlim();
@@ -28,7 +28,10 @@ public class ThreadPoolStarvationTests
             _ = Task.Delay(50).ContinueWith(_ => plainDelayRan.Set(), TaskScheduler.Default);
 
             leaseRan.Wait(TimeSpan.FromSeconds(30)).Should().BeTrue("the lease lane has its own timer thread and workers");
-            plainDelayRan.Wait(TimeSpan.FromMilliseconds(500)).Should().BeFalse("the plain delay needs a thread-pool thread, and none is free");
+            ThreadPool.PendingWorkItemCount.Should().BePositive("the lease ran while the pool was still starved: blockers still wait in its queue");
+
+            // Whether the plain delay has run by now is up to the pool's thread injection (it adds a thread now and then
+            // up to its cap), so it is not asserted here; it is certain only once the pool is released.
         }
 
         plainDelayRan.Wait(TimeSpan.FromSeconds(60)).Should().BeTrue("the plain delay runs once the pool recovers");
