@@ -57,6 +57,10 @@ public sealed partial class PriorityTaskScheduler : PriorityScheduler, IDisposab
             {
                 IsBackground = true,
                 Name = reserved ? $"{Name} reserved worker {i - general + 1}" : $"{Name} worker {i + 1}",
+
+                // A reserved worker should get a core the moment lease work wakes it, even when the ordinary workers spin
+                // on every core. Windows honours this; on Linux .NET leaves the thread's nice value as it is.
+                Priority = reserved ? ThreadPriority.Highest : ThreadPriority.Normal,
             };
         }
 

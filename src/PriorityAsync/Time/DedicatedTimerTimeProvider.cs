@@ -30,6 +30,10 @@ internal sealed partial class DedicatedTimerTimeProvider : TimeProvider, IDispos
         {
             IsBackground = true,
             Name = $"{name} timers",
+
+            // It only moves due timers into their lanes, and a renewal's timer should fire while workers spin on every
+            // core. Windows honours this; on Linux .NET leaves the thread's nice value as it is.
+            Priority = ThreadPriority.Highest,
         };
         _thread.Start();
     }
