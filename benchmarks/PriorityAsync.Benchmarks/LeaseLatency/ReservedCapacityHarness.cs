@@ -28,19 +28,12 @@ internal static class ReservedCapacityHarness
         Console.WriteLine();
         Console.WriteLine("| Scheduler | Slice | Processors | Renewals | p50 late (ms) | p99 late (ms) | max late (ms) | Slices/s | goal (reserved: p99 ≤ 2 ms; else ≤ slice + 1 ms) |");
         Console.WriteLine("|---|---|---|---|---|---|---|---|---|");
-        var missed = 0;
-        foreach (var kind in Enum.GetValues<SliceKind>())
-        {
-            foreach (var slice in slices)
-            {
-                foreach (var host in hosts)
-                {
-                    var result = new LeaseLatencyCell(host, slice, Processors, kind).Run(duration, renew);
-                    Console.WriteLine(result.ToMarkdownRow());
-                    missed += LeaseHostFactory.IsReserved(host) && !result.MeetsGoal ? 1 : 0;
-                }
-            }
-        }
+        var cells =
+            from kind in Enum.GetValues<SliceKind>()
+            from slice in slices
+            from host in hosts
+            select new LeaseLatencyCell(host, slice, Processors, kind);
+        var missed = LeaseLatencyHarness.RunAndPrint(cells, duration, renew, LeaseHostFactory.IsReserved);
 
         Console.WriteLine();
         Console.WriteLine($"Reserved cells over 2 ms: {missed}. A '≥' marks a renewal still waiting when the cell ended (a lower bound).");

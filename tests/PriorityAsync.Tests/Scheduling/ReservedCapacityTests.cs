@@ -1,3 +1,5 @@
+using PriorityAsync.Tests.Support;
+
 namespace PriorityAsync.Tests.Scheduling;
 
 /// <summary>
@@ -14,14 +16,7 @@ public class ReservedCapacityTests
     public async Task LeaseTimerContinuation_RunsWhileEveryOrdinaryWorkerIsBlocked(PriorityWorkerMode mode)
     {
         await using var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = 2, Mode = mode });
-        using var release = new ManualResetEventSlim();
-        using var blocked = new CountdownEvent(2);
-        var blockers = Enumerable.Range(0, 2).Select(_ => scheduler.GetLane(LanePriority.Processing).Run(() =>
-        {
-            blocked.Signal();
-            release.Wait(Generous);
-        })).ToArray();
-        blocked.Wait(Generous).Should().BeTrue("both ordinary workers are held");
+        var held = HeldWorkers.Hold(scheduler.GetLane(LanePriority.Processing), count: 2);
 
         var renewal = scheduler.GetLane(LanePriority.Lease).Run(async () =>
         {
@@ -30,76 +25,53 @@ public class ReservedCapacityTests
         });
         var (lane, thread) = await renewal.WaitAsync(Generous);
 
-        release.IsSet.Should().BeFalse("the renewal ran while the blockers were still blocked");
+        held.StillHeld.Should().BeTrue("the renewal ran while both ordinary workers were still held");
         lane.Should().Be("Lease");
         thread.Should().Contain("reserved worker");
-        release.Set();
-        await Task.WhenAll(blockers).WaitAsync(Generous);
+        await held.DisposeAsync();
     }
 
     [Fact]
     public async Task ReservedWorker_NeverRunsALessUrgentLane()
     {
         await using var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = 1 });
-        using var release = new ManualResetEventSlim();
-        using var blocked = new ManualResetEventSlim();
-        var blocker = scheduler.GetLane(LanePriority.Processing).Run(() =>
-        {
-            blocked.Set();
-            release.Wait(Generous);
-        });
-        blocked.Wait(Generous).Should().BeTrue();
+        var held = HeldWorkers.Hold(scheduler.GetLane(LanePriority.Processing));
 
         var processing = scheduler.GetLane(LanePriority.Processing).Run(() => { });
         var lease = scheduler.GetLane(LanePriority.Lease).Run(() => { });
         await lease.WaitAsync(Generous);
 
         processing.IsCompleted.Should().BeFalse("processing waits for an ordinary worker; the reserved one runs only lease work");
-        release.Set();
-        await Task.WhenAll(blocker, processing).WaitAsync(Generous);
+        await held.DisposeAsync();
+        await processing.WaitAsync(Generous);
     }
 
     [Fact]
     public async Task WithoutReservation_LeaseWorkWaitsBehindTheBlockedWorkers()
     {
         await using var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = 1, ReservedWorkerCount = 0 });
-        using var release = new ManualResetEventSlim();
-        using var blocked = new ManualResetEventSlim();
-        var blocker = scheduler.GetLane(LanePriority.Processing).Run(() =>
-        {
-            blocked.Set();
-            release.Wait(Generous);
-        });
-        blocked.Wait(Generous).Should().BeTrue();
+        var held = HeldWorkers.Hold(scheduler.GetLane(LanePriority.Processing));
 
         var lease = scheduler.GetLane(LanePriority.Lease).Run(() => { });
         await Task.Delay(100);
 
         lease.IsCompleted.Should().BeFalse("with no reserved worker, lease work waits for the only worker");
-        release.Set();
-        await Task.WhenAll(blocker, lease).WaitAsync(Generous);
+        await held.DisposeAsync();
+        await lease.WaitAsync(Generous);
     }
 
     [Fact]
     public async Task ReservedLane_CoversItAndEveryMoreUrgentLane()
     {
         await using var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = 1, ReservedLane = LanePriority.Processing });
-        using var release = new ManualResetEventSlim();
-        using var blocked = new ManualResetEventSlim();
-        var blocker = scheduler.GetLane(LanePriority.Receive).Run(() =>
-        {
-            blocked.Set();
-            release.Wait(Generous);
-        });
-        blocked.Wait(Generous).Should().BeTrue();
+        var held = HeldWorkers.Hold(scheduler.GetLane(LanePriority.Receive));
 
         await scheduler.GetLane(LanePriority.Processing).Run(() => { }).WaitAsync(Generous);
         await scheduler.GetLane(LanePriority.Lease).Run(() => { }).WaitAsync(Generous);
 
         scheduler.GetLane(LanePriority.Lease).TaskScheduler.MaximumConcurrencyLevel.Should().Be(2);
         scheduler.GetLane(LanePriority.Receive).TaskScheduler.MaximumConcurrencyLevel.Should().Be(1);
-        release.Set();
-        await blocker.WaitAsync(Generous);
+        await held.DisposeAsync();
     }
 
     [Fact]
