@@ -6,6 +6,7 @@ public sealed partial class MessagePump
     private long _completed;
     private long _abandoned;
     private long _abandonedAtStop;
+    private long _unsettledAtStop;
     private long _deadLettered;
     private long _leasesLost;
     private long _settleFailures;
@@ -30,6 +31,7 @@ public sealed partial class MessagePump
             Completed = Interlocked.Read(ref _completed),
             Abandoned = Interlocked.Read(ref _abandoned),
             AbandonedAtStop = Interlocked.Read(ref _abandonedAtStop),
+            UnsettledAtStop = Interlocked.Read(ref _unsettledAtStop),
             DeadLettered = Interlocked.Read(ref _deadLettered),
             LeasesLost = Interlocked.Read(ref _leasesLost),
             SettleFailures = Interlocked.Read(ref _settleFailures),

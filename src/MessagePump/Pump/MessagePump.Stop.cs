@@ -66,6 +66,8 @@ public sealed partial class MessagePump
     {
         if (!context.TryClaim())
         {
+            // The handler's settlement is under way (a slow or retrying complete), or the lease is already lost.
+            await WaitForSettlementAtStopAsync(context);
             return;
         }
 
@@ -78,5 +80,32 @@ public sealed partial class MessagePump
 
         // The handler may ignore its token: stop renewing now, the lock is released.
         context.Finish();
+    }
+
+    /// <summary>
+    /// Waits for a settlement that another path claimed, at most until the message's lock expires: after that the
+    /// broker holds nothing for it whatever the settlement does. A settlement still unfinished then is reported.
+    /// </summary>
+    private async Task WaitForSettlementAtStopAsync(MessageContext context)
+    {
+        if (context.LeaseState == MessageLeaseState.Lost || context.Finished.IsCompleted)
+        {
+            return;
+        }
+
+        var untilExpiry = context.Message.LockedUntil - TimeProvider.GetUtcNow();
+        if (untilExpiry > TimeSpan.Zero)
+        {
+            using var expiry = new CancellationTokenSource();
+            var lockExpired = Task.Delay(untilExpiry, TimeProvider, expiry.Token);
+            await Task.WhenAny(context.Finished, lockExpired);
+            await expiry.CancelAsync();
+        }
+
+        if (!context.Finished.IsCompleted)
+        {
+            Interlocked.Increment(ref _unsettledAtStop);
+            MessagePumpLog.UnsettledAtStop(_logger, Name, context.Message.MessageId, context.Message.LockedUntil);
+        }
     }
 }

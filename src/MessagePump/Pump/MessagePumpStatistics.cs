@@ -19,6 +19,12 @@ public sealed record MessagePumpStatistics
     /// <summary>Gets how many of the abandoned messages were abandoned by <see cref="MessagePump.StopAsync"/>.</summary>
     public long AbandonedAtStop { get; init; }
 
+    /// <summary>
+    /// Gets how many messages <see cref="MessagePump.StopAsync"/> could not see settled: their settlement was still
+    /// under way when their lock expired. The broker holds no lock for them; it will deliver them again.
+    /// </summary>
+    public long UnsettledAtStop { get; init; }
+
     /// <summary>Gets how many messages handlers dead-lettered.</summary>
     public long DeadLettered { get; init; }
 
