@@ -3,7 +3,10 @@ namespace PriorityAsync.Messaging;
 /// <summary>Options of one <see cref="InMemoryQueue"/>: its lease rules and optional fault injection.</summary>
 public sealed class InMemoryQueueOptions
 {
-    /// <summary>Gets or sets how long a receive or a renewal locks a message. Defaults to 60 s (as Azure Service Bus); must be positive.</summary>
+    /// <summary>
+    /// Gets or sets how long a receive or a renewal locks a message. Defaults to 60 s (as Azure Service Bus); must be
+    /// positive and at most <see cref="PrioritySchedulerOptions.MaxTimerDelay"/>.
+    /// </summary>
     public TimeSpan LockDuration { get; set; } = TimeSpan.FromSeconds(60);
 
     /// <summary>
@@ -23,16 +26,16 @@ public sealed class InMemoryQueueOptions
 
     /// <summary>
     /// Gets or sets the latency added to every receive, renew and settle call, awaited on the broker's clock.
-    /// Defaults to zero; must not be negative.
+    /// Defaults to zero; at most <see cref="PrioritySchedulerOptions.MaxTimerDelay"/>.
     /// </summary>
     public TimeSpan Latency { get; set; }
 
     /// <summary>Throws when an option breaks its rule; the exception names the option.</summary>
     internal void Validate()
     {
-        if (LockDuration <= TimeSpan.Zero)
+        if (LockDuration <= TimeSpan.Zero || LockDuration > PrioritySchedulerOptions.MaxTimerDelay)
         {
-            throw new ArgumentOutOfRangeException(nameof(LockDuration), LockDuration, "InMemoryQueueOptions.LockDuration must be positive.");
+            throw new ArgumentOutOfRangeException(nameof(LockDuration), LockDuration, $"InMemoryQueueOptions.LockDuration must be positive and at most {PrioritySchedulerOptions.MaxTimerDelay} (the longest .NET timer).");
         }
 
         if (MaxDeliveryCount < 1)
@@ -42,9 +45,9 @@ public sealed class InMemoryQueueOptions
 
         ThrowIfNotFraction(RenewFailureRate, nameof(RenewFailureRate));
         ThrowIfNotFraction(CompleteFailureRate, nameof(CompleteFailureRate));
-        if (Latency < TimeSpan.Zero)
+        if (Latency < TimeSpan.Zero || Latency > PrioritySchedulerOptions.MaxTimerDelay)
         {
-            throw new ArgumentOutOfRangeException(nameof(Latency), Latency, "InMemoryQueueOptions.Latency must not be negative.");
+            throw new ArgumentOutOfRangeException(nameof(Latency), Latency, $"InMemoryQueueOptions.Latency must be between zero and {PrioritySchedulerOptions.MaxTimerDelay} (the longest .NET timer).");
         }
     }
 

@@ -32,6 +32,7 @@ public sealed partial class MessagePump : IAsyncDisposable
     private Task _receiveLoop = Task.CompletedTask;
     private TaskCompletionSource? _stopped;
     private State _state;
+    private bool _disposed;
 
     /// <summary>Creates a pump; it receives nothing until <see cref="StartAsync"/>.</summary>
     /// <param name="source">The queue to consume.</param>
@@ -62,7 +63,7 @@ public sealed partial class MessagePump : IAsyncDisposable
         ReceiveLane = scheduler.GetLane(_options.ReceiveLane);
         TimeProvider = _options.TimeProvider ?? scheduler.TimeProvider;
         MaxInFlight = _options.MaxInFlight
-            ?? Math.Max(1, ProcessingLane.TaskScheduler.MaximumConcurrencyLevel) * MessagePumpOptions.DefaultInFlightPerWorker;
+            ?? (int)Math.Min(int.MaxValue, (long)Math.Max(1, ProcessingLane.TaskScheduler.MaximumConcurrencyLevel) * MessagePumpOptions.DefaultInFlightPerWorker);
     }
 
     private enum State
@@ -98,18 +99,20 @@ public sealed partial class MessagePump : IAsyncDisposable
     /// <param name="cancellationToken">Not used: starting does not wait.</param>
     /// <returns>A completed task.</returns>
     /// <exception cref="InvalidOperationException">The pump was already started.</exception>
+    /// <exception cref="ObjectDisposedException">The pump, or its scheduler, has been disposed.</exception>
     public Task StartAsync(CancellationToken cancellationToken = default)
     {
         lock (_gate)
         {
+            ObjectDisposedException.ThrowIf(_disposed, this);
             if (_state != State.Created)
             {
                 throw new InvalidOperationException($"Message pump '{Name}' was already started; a pump runs once.");
             }
 
-            _state = State.Running;
             var token = _receiveCancellation.Token;
-            _receiveLoop = ReceiveLane.Run(() => ReceiveLoopAsync(token));
+            _receiveLoop = ReceiveLane.Run(() => ReceiveLoopAsync(token)); // throws, unwrapped, on a stopped scheduler
+            _state = State.Running;
         }
 
         MessagePumpLog.Started(_logger, Name, Scheduler.Name, MaxInFlight);
@@ -150,6 +153,11 @@ public sealed partial class MessagePump : IAsyncDisposable
     /// <returns>A task that completes when the pump has stopped.</returns>
     public async ValueTask DisposeAsync()
     {
+        lock (_gate)
+        {
+            _disposed = true;
+        }
+
         await StopAsync();
         _receiveCancellation.Dispose();
     }

@@ -70,9 +70,9 @@ public sealed class MessagePumpOptions
 
         ThrowIfNotPositive(TransientRetryDelay, nameof(TransientRetryDelay));
         ThrowIfNotPositive(EmptyReceiveDelay, nameof(EmptyReceiveDelay));
-        if (ShutdownTimeout < TimeSpan.Zero && ShutdownTimeout != Timeout.InfiniteTimeSpan)
+        if ((ShutdownTimeout < TimeSpan.Zero || ShutdownTimeout > PrioritySchedulerOptions.MaxTimerDelay) && ShutdownTimeout != Timeout.InfiniteTimeSpan)
         {
-            throw new ArgumentOutOfRangeException(nameof(ShutdownTimeout), ShutdownTimeout, "MessagePumpOptions.ShutdownTimeout must be zero or positive, or Timeout.InfiniteTimeSpan.");
+            throw new ArgumentOutOfRangeException(nameof(ShutdownTimeout), ShutdownTimeout, $"MessagePumpOptions.ShutdownTimeout must be between zero and {PrioritySchedulerOptions.MaxTimerDelay} (the longest .NET timer), or Timeout.InfiniteTimeSpan.");
         }
 
         if (ProcessingLane <= LeaseLane)
@@ -96,9 +96,9 @@ public sealed class MessagePumpOptions
 
     private static void ThrowIfNotPositive(TimeSpan value, string name)
     {
-        if (value <= TimeSpan.Zero)
+        if (value <= TimeSpan.Zero || value > PrioritySchedulerOptions.MaxTimerDelay)
         {
-            throw new ArgumentOutOfRangeException(name, value, $"MessagePumpOptions.{name} must be positive.");
+            throw new ArgumentOutOfRangeException(name, value, $"MessagePumpOptions.{name} must be positive and at most {PrioritySchedulerOptions.MaxTimerDelay} (the longest .NET timer).");
         }
     }
 }
