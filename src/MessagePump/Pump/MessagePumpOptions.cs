@@ -75,6 +75,13 @@ public sealed class MessagePumpOptions
             throw new ArgumentOutOfRangeException(nameof(ShutdownTimeout), ShutdownTimeout, $"MessagePumpOptions.ShutdownTimeout must be between zero and {PrioritySchedulerOptions.MaxTimerDelay} (the longest .NET timer), or Timeout.InfiniteTimeSpan.");
         }
 
+        if (scheduler is not null)
+        {
+            ThrowIfNotALane(LeaseLane, nameof(LeaseLane), scheduler);
+            ThrowIfNotALane(ProcessingLane, nameof(ProcessingLane), scheduler);
+            ThrowIfNotALane(ReceiveLane, nameof(ReceiveLane), scheduler);
+        }
+
         if (ProcessingLane <= LeaseLane)
         {
             throw new ArgumentOutOfRangeException(nameof(ProcessingLane), ProcessingLane, "MessagePumpOptions.ProcessingLane must be less urgent than LeaseLane.");
@@ -85,14 +92,18 @@ public sealed class MessagePumpOptions
             throw new ArgumentOutOfRangeException(nameof(ReceiveLane), ReceiveLane, "MessagePumpOptions.ReceiveLane must be less urgent than ProcessingLane.");
         }
 
-        if (scheduler is not null && ReceiveLane.Rank >= scheduler.Lanes.Count)
-        {
-            throw new ArgumentOutOfRangeException(nameof(ReceiveLane), ReceiveLane, $"MessagePumpOptions.ReceiveLane is not a lane of {scheduler} ({scheduler.Lanes.Count} lanes).");
-        }
     }
 
     /// <summary>Returns a copy, so that later changes to this instance do not reach a running pump.</summary>
     internal MessagePumpOptions Clone() => (MessagePumpOptions)MemberwiseClone();
+
+    private static void ThrowIfNotALane(LanePriority lane, string name, PriorityScheduler scheduler)
+    {
+        if (lane.Rank >= scheduler.Lanes.Count)
+        {
+            throw new ArgumentOutOfRangeException(name, lane, $"MessagePumpOptions.{name} is not a lane of {scheduler} ({scheduler.Lanes.Count} lanes).");
+        }
+    }
 
     private static void ThrowIfNotPositive(TimeSpan value, string name)
     {
