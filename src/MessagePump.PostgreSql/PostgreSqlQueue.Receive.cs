@@ -22,7 +22,7 @@ public sealed partial class PostgreSqlQueue
     /// <see cref="PostgreSqlTransportOptions.PollInterval"/> (locks that expire notify nobody).
     /// </summary>
     /// <param name="maxWaitTime">How long to wait for a message; zero looks once.</param>
-    /// <param name="cancellationToken">Cancels the receive, including the wait.</param>
+    /// <param name="cancellationToken">Cancels the receive before its statement runs or while it waits; a message already locked is returned.</param>
     /// <returns>The locked message, or <see langword="null"/> when none became visible within the wait.</returns>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="maxWaitTime"/> is negative.</exception>
     /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled.</exception>
@@ -35,8 +35,13 @@ public sealed partial class PostgreSqlQueue
         var deadline = clock.GetUtcNow() + maxWaitTime;
         while (true)
         {
+            cancellationToken.ThrowIfCancellationRequested();
             var wakeUp = maxWaitTime > TimeSpan.Zero ? Transport.Listener.GetSignal(Name).Next : null;
-            var received = await ReceiveBatchAsync(1, cancellationToken).ConfigureAwait(false);
+
+            // The statement itself is not canceled (it is short, and bounded by the command timeout): a receive canceled
+            // after the server locked a message but before the reply was read would leave that message locked, unseen,
+            // until its lock expired. Cancellation is honoured before the statement and during the wait.
+            var received = await ReceiveBatchAsync(1, CancellationToken.None).ConfigureAwait(false);
             if (received.Count > 0)
             {
                 return received[0];
