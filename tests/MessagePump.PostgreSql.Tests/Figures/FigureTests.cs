@@ -8,6 +8,7 @@ namespace PriorityAsync.Messaging.PostgreSql.Tests.Figures;
 /// The figures of docs/postgresql.md, measured on the test server (printed; nothing about speed is asserted):
 /// pump throughput with a no-op handler on one thread, and the renew round trip.
 /// </summary>
+[Collection(RealTimeCollection.Name)]
 public class FigureTests(ITestOutputHelper output)
 {
     [PostgresFact]

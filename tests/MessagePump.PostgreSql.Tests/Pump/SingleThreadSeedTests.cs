@@ -7,16 +7,17 @@ namespace PriorityAsync.Messaging.PostgreSql.Tests.Pump;
 
 /// <summary>
 /// The seed article's scenario on the real server, on ONE thread (<see cref="PriorityAsyncContext"/>) and the real
-/// clock, time-scaled: each message is 10 × (100 ms of CPU + 50 ms of I/O), locks last 1 s. The naive consumer (one
-/// FIFO lane, greedy receive, renew every 600 ms) loses its leases and the server redelivers; the pump keeps every lease.
+/// clock, time-scaled: each message is 8 × (150 ms of CPU + 50 ms of I/O), locks last 2 s. The naive consumer (one
+/// FIFO lane, greedy receive, renew every 1.4 s) loses its leases and the server redelivers; the pump keeps every lease.
 /// </summary>
+[Collection(RealTimeCollection.Name)]
 public class SingleThreadSeedTests(ITestOutputHelper output)
 {
     private const int Messages = 6;
-    private const int Steps = 10;
-    private static readonly TimeSpan Cpu = TimeSpan.FromMilliseconds(100);
+    private const int Steps = 8;
+    private static readonly TimeSpan Cpu = TimeSpan.FromMilliseconds(150);
     private static readonly TimeSpan Io = TimeSpan.FromMilliseconds(50);
-    private static readonly TimeSpan LockDuration = TimeSpan.FromSeconds(1);
+    private static readonly TimeSpan LockDuration = TimeSpan.FromSeconds(2);
 
     [PostgresFact]
     public async Task Pump_CpuHeavyHandlers_OneThread_RealServer_CompletesEachMessageOnce_WithNoLeaseLost()
@@ -54,7 +55,7 @@ public class SingleThreadSeedTests(ITestOutputHelper output)
         output.WriteLine($"pump: {stats}\nelapsed: {DateTime.UtcNow - started}");
         stats!.LeasesLost.Should().Be(0);
         stats.Should().BeEquivalentTo(new { Received = Messages, Completed = Messages, Abandoned = 0, InFlight = 0 });
-        stats.Renewals.Should().BePositive("each message (1.5 s) outlives its 1 s lock");
+        stats.Renewals.Should().BePositive("each message (1.6 s of work, sharing the thread) outlives its 2 s lock");
         handled.Should().HaveCount(Messages).And.OnlyContain(pair => pair.Value == 1);
         deliveries.Should().OnlyContain(count => count == 1, "the server never redelivered");
         (await queue.GetStatisticsAsync()).Should().Be(new PostgreSqlQueueStatistics(0, 0, 0));
@@ -86,7 +87,7 @@ public class SingleThreadSeedTests(ITestOutputHelper output)
                         }
                     },
                     PriorityScheduler.Current!.TimeProvider,
-                    renewEvery: TimeSpan.FromMilliseconds(600));
+                    renewEvery: TimeSpan.FromMilliseconds(1400));
                 source.OnStart = id => runs.AddOrUpdate(id, 1, (_, n) => n + 1);
                 await consumer.RunAsync(() => DateTime.UtcNow >= stopAt);
             },

@@ -10,6 +10,7 @@ namespace PriorityAsync.Messaging.PostgreSql.Tests.ScaleOut;
 /// records each completion in the same transaction), the poison messages and only they are dead-lettered, and the
 /// killed process's messages are delivered again only after their locks expired.
 /// </summary>
+[Collection(RealTimeCollection.Name)]
 public class ScaleOutTests(ITestOutputHelper output)
 {
     private const int Good = 2000;

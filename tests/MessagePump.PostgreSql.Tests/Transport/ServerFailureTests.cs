@@ -7,6 +7,7 @@ using Xunit.Abstractions;
 namespace PriorityAsync.Messaging.PostgreSql.Tests.Transport;
 
 /// <summary>A server that goes away mid-run: calls fail with <see cref="TransientTransportException"/> and nothing is lost.</summary>
+[Collection(RealTimeCollection.Name)]
 public class ServerFailureTests(ITestOutputHelper output)
 {
     [Theory]
