@@ -31,11 +31,19 @@ as_owner() {
     fi
 }
 
+port_in_use() {
+    if command -v ss >/dev/null 2>&1; then
+        ss -Htln "sport = :$1" 2>/dev/null | grep -q .
+    else
+        (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+    fi
+}
+
 free_port() {
     local port
     for _ in $(seq 1 200); do
         port=$(( 20000 + RANDOM % 40000 ))
-        if ! ss -Htln "sport = :$port" 2>/dev/null | grep -q .; then echo "$port"; return; fi
+        if ! port_in_use "$port"; then echo "$port"; return; fi
     done
     echo "no free port found" >&2
     return 1
@@ -65,13 +73,20 @@ start() {
     password="$(head -c 18 /dev/urandom | base64 | tr -dc 'A-Za-z0-9')"
     as_owner bash -c "umask 077; printf '%s\n' '$password' > '$dir/pwfile'"
     as_owner mkdir -p "$dir/socket"
-    as_owner "$bin/initdb" -D "$dir/data" -U postgres --pwfile="$dir/pwfile" --auth=scram-sha-256 -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 \
+    as_owner "$bin/initdb" -D "$dir/data" -U postgres --pwfile="$dir/pwfile" --auth=scram-sha-256 --encoding=UTF8 --no-locale >"$dir/initdb.log" 2>&1 \
         || { cat "$dir/initdb.log" >&2; exit 1; }
     as_owner rm -f "$dir/pwfile"
     # Loopback only, private port and socket directory; fsync and synchronous_commit keep their durable defaults.
-    as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start \
-        -o "-c listen_addresses=127.0.0.1 -p $port -c unix_socket_directories=$dir/socket -c max_connections=300 -c fsync=on -c synchronous_commit=on" >&2 \
-        || { cat "$dir/server.log" >&2; exit 1; }
+    # A port found free can be taken before the server binds it: then try another one.
+    local attempt
+    for attempt in 1 2 3; do
+        if as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start \
+            -o "-c listen_addresses=127.0.0.1 -p $port -c unix_socket_directories=$dir/socket -c max_connections=300 -c fsync=on -c synchronous_commit=on" >&2; then
+            break
+        fi
+        if [[ "$attempt" == 3 ]]; then cat "$dir/server.log" >&2; exit 1; fi
+        port="$(free_port)"
+    done
     echo "$bin" >"$dir/bin"
     echo "$password" >"$dir/password"
     echo "$port" >"$dir/port"
