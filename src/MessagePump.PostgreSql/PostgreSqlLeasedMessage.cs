@@ -78,7 +78,7 @@ public sealed class PostgreSqlLeasedMessage : ILeasedMessage
             cancellationToken).ConfigureAwait(false);
         if (!renewed.Found)
         {
-            throw LeaseLost("renew");
+            throw LeaseLost("renew", cancellationToken);
         }
 
         var lockedUntil = sentAt + renewed.Remaining;
@@ -92,7 +92,7 @@ public sealed class PostgreSqlLeasedMessage : ILeasedMessage
         var rows = await Queue.Transport.ExecuteNonQueryAsync($"Completing {this}", Sql.Complete, Bind, cancellationToken).ConfigureAwait(false);
         if (rows != 1)
         {
-            throw LeaseLost("complete");
+            throw LeaseLost("complete", cancellationToken);
         }
     }
 
@@ -111,7 +111,7 @@ public sealed class PostgreSqlLeasedMessage : ILeasedMessage
             cancellationToken).ConfigureAwait(false);
         if (rows != 1)
         {
-            throw LeaseLost("abandon");
+            throw LeaseLost("abandon", cancellationToken);
         }
     }
 
@@ -130,7 +130,7 @@ public sealed class PostgreSqlLeasedMessage : ILeasedMessage
             cancellationToken).ConfigureAwait(false);
         if (rows != 1)
         {
-            throw LeaseLost("dead-letter");
+            throw LeaseLost("dead-letter", cancellationToken);
         }
     }
 
@@ -149,6 +149,12 @@ public sealed class PostgreSqlLeasedMessage : ILeasedMessage
         Volatile.Write(ref _lockedUntilTicks, local.UtcTicks);
     }
 
-    private LeaseLostException LeaseLost(string operation) => new(
-        $"Cannot {operation} {this}: the lock expired on the server's clock, the message was settled, or it was delivered again under a newer lock token.");
+    /// <summary>
+    /// The exception for a statement that matched no row: <see cref="LeaseLostException"/>, or, when the caller canceled
+    /// meanwhile, <see cref="OperationCanceledException"/>. A caller that cancels a renewal because it is settling the
+    /// message (as the pump does) races the settlement: the renewal then finds the row gone, which is no lost lease.
+    /// </summary>
+    private Exception LeaseLost(string operation, CancellationToken cancellationToken) => cancellationToken.IsCancellationRequested
+        ? new OperationCanceledException($"The {operation} of {this} was canceled; it matched no row.", cancellationToken)
+        : new LeaseLostException($"Cannot {operation} {this}: the lock expired on the server's clock, the message was settled, or it was delivered again under a newer lock token.");
 }

@@ -51,19 +51,34 @@ public sealed class SeedConsumer
             ILeasedMessage? leased = null;
             if (_broker is not null)
             {
+                // The broker's lock runs from the moment it ran the receive: take its reply in the lease role, not
+                // behind every ready processing step (in the receive lane it could wait longer than the lock lasts).
+                await _ordering.EnterAsync(ConsumerRole.Lease);
                 leased = await _broker.ReceiveAsync()
                     ?? throw new InvalidOperationException($"The broker queue ran out before message {message.Id}; it must hold every message of the run.");
             }
 
             _run.Tracker.OnReceived(message);
-            work.Add(KeepLeaseAsync(message, leased));
-            work.Add(ProcessAsync(message, leased));
+            if (leased is null)
+            {
+                work.Add(KeepLeaseAsync(message, null, CancellationToken.None));
+                work.Add(ProcessAsync(message, null, null));
+            }
+            else
+            {
+                // The processor cancels the keeper's renewal when it completes: a renewal that races the completion
+                // finds the row gone, which is no lost lease.
+                var settling = new CancellationTokenSource();
+                var pair = Task.WhenAll(KeepLeaseAsync(message, leased, settling.Token), ProcessAsync(message, leased, settling));
+                work.Add(pair.ContinueWith(static (_, cts) => ((CancellationTokenSource)cts!).Dispose(), settling, CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default));
+                await _ordering.EnterAsync(ConsumerRole.Receive);
+            }
         }
 
         await Task.WhenAll(work);
     }
 
-    private async Task KeepLeaseAsync(SimulatedMessage message, ILeasedMessage? leased)
+    private async Task KeepLeaseAsync(SimulatedMessage message, ILeasedMessage? leased, CancellationToken settling)
     {
         await _ordering.EnterAsync(ConsumerRole.Lease);
         while (true)
@@ -78,14 +93,14 @@ public sealed class SeedConsumer
             }
 
             await _ordering.ResumeAsync(ConsumerRole.Lease);
-            if (leased is null ? !_run.Tracker.Renew(message) : !await RenewOnBrokerAsync(message, leased))
+            if (leased is null ? !_run.Tracker.Renew(message) : !await RenewOnBrokerAsync(message, leased, settling))
             {
                 return;
             }
         }
     }
 
-    private async Task ProcessAsync(SimulatedMessage message, ILeasedMessage? leased)
+    private async Task ProcessAsync(SimulatedMessage message, ILeasedMessage? leased, CancellationTokenSource? settling)
     {
         await _ordering.EnterAsync(ConsumerRole.Processing);
         var settings = _run.Settings;
@@ -110,6 +125,7 @@ public sealed class SeedConsumer
 
         try
         {
+            settling!.Cancel();
             await leased.CompleteAsync();
             _run.Tracker.RecordBrokerOutcome(message, MessageStatus.Done);
         }
@@ -120,18 +136,22 @@ public sealed class SeedConsumer
     }
 
     /// <summary>Renews on the broker, which judges the lease; returns whether the keeper should go on.</summary>
-    private async Task<bool> RenewOnBrokerAsync(SimulatedMessage message, ILeasedMessage leased)
+    private async Task<bool> RenewOnBrokerAsync(SimulatedMessage message, ILeasedMessage leased, CancellationToken settling)
     {
-        if (message.IsFinished)
+        if (message.IsFinished || settling.IsCancellationRequested)
         {
             return false;
         }
 
         try
         {
-            await leased.RenewLockAsync();
+            await leased.RenewLockAsync(settling);
             _run.Tracker.RecordBrokerRenewal(message, renewed: true);
             return true;
+        }
+        catch (OperationCanceledException) when (settling.IsCancellationRequested)
+        {
+            return false; // the processor is completing the message
         }
         catch (LeaseLostException)
         {
