@@ -12,6 +12,9 @@ public sealed record SimulationResult
     /// <summary>Gets the strategy name.</summary>
     public required string Strategy { get; init; }
 
+    /// <summary>Gets who judged the leases (<c>memory</c>, the embedded default, or <c>postgres</c>).</summary>
+    public string Broker { get; init; } = "memory";
+
     /// <summary>Gets the clock (<c>virtual</c> or <c>real</c>).</summary>
     public required string Clock { get; init; }
 

@@ -10,5 +10,5 @@ public sealed record PlannedRun(SimulationSettings Settings, ConsumerStrategy St
 {
     /// <summary>Gets a short label, e.g. <c>single-thread priority cpu=1000ms n=100</c>.</summary>
     public string Label =>
-        $"{SettingNames.Of(Settings.Context)} {Strategy.Name} cpu={Settings.CpuTime.TotalMilliseconds:0}ms n={Settings.Messages} ({SettingNames.Of(Settings.Clock)})";
+        $"{SettingNames.Of(Settings.Context)} {Strategy.Name} cpu={Settings.CpuTime.TotalMilliseconds:0}ms n={Settings.Messages} ({SettingNames.Of(Settings.Clock)}{(Settings.Broker == BrokerKind.Memory ? "" : ", " + SettingNames.Of(Settings.Broker))})";
 }

@@ -48,6 +48,7 @@ public static class SimulationRunner
         {
             Context = SettingNames.Of(settings.Context),
             Strategy = strategy.Name,
+            Broker = SettingNames.Of(settings.Broker),
             Clock = SettingNames.Of(settings.Clock),
             CpuMs = settings.CpuTime.TotalMilliseconds,
             Messages = settings.Messages,

@@ -24,6 +24,16 @@ public static class SettingNames
         _ => throw new ArgumentOutOfRangeException(nameof(clock), clock, "Unknown clock."),
     };
 
+    /// <summary>Gets the spelling of a broker (<c>memory</c>, <c>postgres</c>).</summary>
+    /// <param name="broker">The broker.</param>
+    /// <returns>The spelling.</returns>
+    public static string Of(BrokerKind broker) => broker switch
+    {
+        BrokerKind.Memory => "memory",
+        BrokerKind.Postgres => "postgres",
+        _ => throw new ArgumentOutOfRangeException(nameof(broker), broker, "Unknown broker."),
+    };
+
     /// <summary>Parses a context spelling.</summary>
     /// <param name="text">The spelling.</param>
     /// <param name="context">The context.</param>

@@ -39,6 +39,12 @@ public sealed record SimulationSettings
     /// <summary>Gets what drives time. <see cref="ClockKind.Virtual"/> needs <see cref="ContextKind.SingleThread"/>.</summary>
     public ClockKind Clock { get; init; } = ClockKind.Virtual;
 
+    /// <summary>Gets who judges leases: the embedded in-memory default, or a PostgreSQL server (needs <see cref="ClockKind.Real"/>).</summary>
+    public BrokerKind Broker { get; init; } = BrokerKind.Memory;
+
+    /// <summary>Gets the Npgsql connection string of the <see cref="BrokerKind.Postgres"/> broker; ignored for the in-memory one.</summary>
+    public string? BrokerConnection { get; init; }
+
     /// <summary>Gets the real-clock scale: 0.01 turns 1000 ms of scenario time into 10 ms. Ignored on the virtual clock.</summary>
     public double TimeScale { get; init; } = DefaultTimeScale;
 
@@ -127,6 +133,20 @@ public sealed record SimulationSettings
         ThrowIfNotDefined(Context, nameof(Context));
         ThrowIfNotDefined(Clock, nameof(Clock));
         ThrowIfNotDefined(CpuMode, nameof(CpuMode));
+        ThrowIfNotDefined(Broker, nameof(Broker));
+        if (Broker == BrokerKind.Postgres)
+        {
+            if (string.IsNullOrWhiteSpace(BrokerConnection))
+            {
+                throw new ArgumentException("The PostgreSQL broker needs a connection string.", nameof(BrokerConnection));
+            }
+
+            if (Clock != ClockKind.Real)
+            {
+                throw new ArgumentException("The PostgreSQL broker judges leases on the server's real clock; use the real clock with a time scale.", nameof(Broker));
+            }
+        }
+
         if (!(TimeScale > 0 && TimeScale <= 1000))
         {
             throw new ArgumentOutOfRangeException(nameof(TimeScale), TimeScale, "TimeScale must be greater than 0 and at most 1000.");

@@ -1,3 +1,4 @@
+using LeaseSimulation.Brokers;
 using LeaseSimulation.Consumers;
 using LeaseSimulation.Hosting;
 using LeaseSimulation.Running;
@@ -20,6 +21,7 @@ public sealed class PriorityStrategy : ConsumerStrategy
     public override void Run(ScenarioRun run)
     {
         ArgumentNullException.ThrowIfNull(run);
-        PriorityHost.Run(run, scheduler => new SeedConsumer(run, new LaneOrdering(scheduler)).RunAsync());
+        using var broker = run.Settings.Broker == LeaseSimulation.Settings.BrokerKind.Postgres ? PostgresScenarioQueue.Create(run.Settings, Name) : null;
+        PriorityHost.Run(run, scheduler => new SeedConsumer(run, new LaneOrdering(scheduler), broker?.Queue).RunAsync());
     }
 }

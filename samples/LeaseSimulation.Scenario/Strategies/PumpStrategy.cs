@@ -1,3 +1,4 @@
+using LeaseSimulation.Brokers;
 using LeaseSimulation.Consumers;
 using LeaseSimulation.Consumers.Pump;
 using LeaseSimulation.Hosting;
@@ -8,8 +9,9 @@ using PriorityAsync.Messaging;
 namespace LeaseSimulation.Strategies;
 
 /// <summary>
-/// PriorityAsync's <see cref="MessagePump"/> on the in-memory lease broker, with the seed's processor loop as its
-/// handler. The broker's lock is the lease duration; the pump renews it one renew interval after each renewal.
+/// PriorityAsync's <see cref="MessagePump"/> on the in-memory lease broker (or, with <c>--broker postgres</c>, on the
+/// PostgreSQL transport), with the seed's processor loop as its handler. The broker's lock is the lease duration; the
+/// pump renews it one renew interval after each renewal.
 /// </summary>
 public sealed class PumpStrategy : ConsumerStrategy
 {
@@ -17,16 +19,17 @@ public sealed class PumpStrategy : ConsumerStrategy
     public override string Name => "pump";
 
     /// <inheritdoc />
-    public override string Description => "MessagePump on the in-memory lease broker with the seed's processing loop as handler.";
+    public override string Description => "MessagePump on the in-memory lease broker (or PostgreSQL) with the seed's processing loop as handler.";
 
     /// <inheritdoc />
     public override void Run(ScenarioRun run)
     {
         ArgumentNullException.ThrowIfNull(run);
-        PriorityHost.Run(run, scheduler => RunPumpAsync(run, scheduler));
+        using var postgres = run.Settings.Broker == LeaseSimulation.Settings.BrokerKind.Postgres ? PostgresScenarioQueue.Create(run.Settings, Name) : null;
+        PriorityHost.Run(run, scheduler => RunPumpAsync(run, scheduler, (IMessageSource?)postgres?.Queue ?? CreateInMemoryQueue(run, scheduler)));
     }
 
-    private static async Task RunPumpAsync(ScenarioRun run, PriorityScheduler scheduler)
+    private static InMemoryQueue CreateInMemoryQueue(ScenarioRun run, PriorityScheduler scheduler)
     {
         var settings = run.Settings;
         var scale = settings.Clock == LeaseSimulation.Settings.ClockKind.Virtual ? 1.0 : settings.TimeScale;
@@ -41,6 +44,13 @@ public sealed class PumpStrategy : ConsumerStrategy
             queue.Send(BitConverter.GetBytes(i), i.ToString(System.Globalization.CultureInfo.InvariantCulture));
         }
 
+        return queue;
+    }
+
+    private static async Task RunPumpAsync(ScenarioRun run, PriorityScheduler scheduler, IMessageSource queue)
+    {
+        var settings = run.Settings;
+        var scale = settings.Clock == LeaseSimulation.Settings.ClockKind.Virtual ? 1.0 : settings.TimeScale;
         var pump = new MessagePump(
             new TrackedMessageSource(queue, run, scheduler.TimeProvider),
             (context, cancellationToken) => ProcessAsync(run, context, cancellationToken),

@@ -1,3 +1,4 @@
+using LeaseSimulation.Brokers;
 using LeaseSimulation.Consumers;
 using LeaseSimulation.Hosting;
 using LeaseSimulation.Running;
@@ -17,7 +18,8 @@ public sealed class SeedYieldStrategy : ConsumerStrategy
     public override void Run(ScenarioRun run)
     {
         ArgumentNullException.ThrowIfNull(run);
-        var consumer = new SeedConsumer(run, new SeedProtocolOrdering(run.Clock.TimeProvider));
+        using var broker = run.Settings.Broker == LeaseSimulation.Settings.BrokerKind.Postgres ? PostgresScenarioQueue.Create(run.Settings, Name) : null;
+        var consumer = new SeedConsumer(run, new SeedProtocolOrdering(run.Clock.TimeProvider), broker?.Queue);
         UnprioritisedHost.Run(run, consumer.RunAsync);
     }
 }

@@ -14,6 +14,12 @@ public sealed record CommandLineOptions
     /// <summary>Gets the clock, or <see langword="null"/> for virtual on one thread and real elsewhere.</summary>
     public ClockKind? Clock { get; init; }
 
+    /// <summary>Gets the broker, or <see langword="null"/> for the embedded in-memory one.</summary>
+    public BrokerKind? Broker { get; init; }
+
+    /// <summary>Gets the connection string of <c>--broker postgres</c>.</summary>
+    public string? Connection { get; init; }
+
     /// <summary>Gets the real-clock time scale.</summary>
     public double? TimeScale { get; init; }
 

@@ -29,10 +29,38 @@ public static class MatrixPlanner
         var contexts = options.Contexts ?? Enum.GetValues<ContextKind>();
         var strategies = options.Strategies?.Select(StrategyCatalog.Get).ToArray() ?? [.. StrategyCatalog.All];
         var cpuTimes = options.CpuMs is { } cpu ? [cpu] : SeedCpuTimesMs;
+        var broker = options.Broker ?? BrokerKind.Memory;
+        if (broker == BrokerKind.Postgres && string.IsNullOrWhiteSpace(options.Connection))
+        {
+            throw new OptionException("--connection", "Option --broker postgres needs --connection with an Npgsql connection string.");
+        }
+
+        if (broker == BrokerKind.Postgres)
+        {
+            try
+            {
+                _ = new Npgsql.NpgsqlConnectionStringBuilder(options.Connection);
+            }
+            catch (Exception ex) when (ex is ArgumentException or FormatException or KeyNotFoundException or InvalidCastException)
+            {
+                throw new OptionException("--connection", $"Option --connection is not a valid Npgsql connection string: {ex.Message.Split('\n')[0]}");
+            }
+        }
+
+        if (broker != BrokerKind.Postgres && options.Connection is not null)
+        {
+            throw new OptionException("--connection", "Option --connection needs --broker postgres.");
+        }
+
+        if (broker == BrokerKind.Postgres && options.Clock == ClockKind.Virtual)
+        {
+            throw new OptionException("--broker", "Option --broker postgres needs the real clock: the server judges leases on its own clock (drop --clock virtual; use --time-scale).");
+        }
+
         var plan = new List<PlannedRun>();
         foreach (var context in contexts)
         {
-            var clock = options.Clock ?? (context == ContextKind.SingleThread ? ClockKind.Virtual : ClockKind.Real);
+            var clock = options.Clock ?? (context == ContextKind.SingleThread && broker == BrokerKind.Memory ? ClockKind.Virtual : ClockKind.Real);
             if (clock == ClockKind.Virtual && context != ContextKind.SingleThread)
             {
                 throw new OptionException("--clock", $"Option --clock virtual needs --context single-thread; {SettingNames.Of(context)} runs on several threads (use --clock real with --time-scale).");
@@ -70,6 +98,8 @@ public static class MatrixPlanner
         {
             Context = context,
             Clock = clock,
+            Broker = o.Broker ?? BrokerKind.Memory,
+            BrokerConnection = o.Connection,
             Messages = messages,
             CpuTime = TimeSpan.FromMilliseconds(cpuMs),
             TimeScale = o.TimeScale ?? defaults.TimeScale,
@@ -109,6 +139,8 @@ public static class MatrixPlanner
         nameof(SimulationSettings.TimeScale) => "--time-scale",
         nameof(SimulationSettings.Clock) => "--clock",
         nameof(SimulationSettings.CpuMode) => "--cpu-mode",
+        nameof(SimulationSettings.Broker) => "--broker",
+        nameof(SimulationSettings.BrokerConnection) => "--connection",
         _ => "--" + (setting ?? "options").ToLowerInvariant(),
     };
 }

@@ -12,6 +12,9 @@ public static class OptionParser
           --context single-thread|thread-pool|starved-pool|all   (default: all)
           --strategy fifo|seed-yield|priority|pump|all            (default: all)
           --clock virtual|real          (default: virtual on single-thread, real elsewhere; virtual needs single-thread)
+          --broker memory|postgres      who judges leases: the embedded in-memory default, or a PostgreSQL server
+                                        (real clock; e.g. --time-scale 0.1 for 500 ms locks)
+          --connection STRING           the Npgsql connection string of --broker postgres
           --time-scale F                real-clock scale, 0.01 turns 1000 ms into 10 ms (default 0.04)
           --messages N                  messages in the queue (default 100, plus a 3x row for priority)
           --loops N                     CPU+IO iterations per message (default 20)
@@ -76,6 +79,8 @@ public static class OptionParser
                 "--strategy" => options with { Strategies = ParseStrategies(option, Value()) },
                 "--clock" => options with { Clock = ParseEnum<ClockKind>(option, Value(), "virtual|real") },
                 "--time-scale" => options with { TimeScale = ParseScale(option, Value()) },
+                "--broker" => options with { Broker = ParseEnum<BrokerKind>(option, Value(), "memory|postgres") },
+                "--connection" => options with { Connection = ParsePath(option, Value()) },
                 "--messages" => options with { Messages = ParseInt(option, Value(), 1) },
                 "--loops" => options with { Loops = ParseInt(option, Value(), 1) },
                 "--cpu-ms" => options with { CpuMs = ParseInt(option, Value(), 0) },

@@ -44,7 +44,17 @@ public static class SimulationCommand
         var results = new List<SimulationResult>();
         foreach (var planned in plan)
         {
-            var result = RunOne(planned, options, output);
+            SimulationResult result;
+            try
+            {
+                result = RunOne(planned, options, output);
+            }
+            catch (Exception ex) when (options.Broker == BrokerKind.Postgres && ex is PriorityAsync.Messaging.TransientTransportException or ArgumentException or Npgsql.NpgsqlException)
+            {
+                error.WriteLine($"error: {planned.Label}: the PostgreSQL broker failed: {ex.Message.Split('\n')[0]}");
+                return 1;
+            }
+
             results.Add(result);
             output.WriteLine($"  {planned.Label}: completed {result.Completed}, lost {result.Lost}, total {result.TotalSeconds:0.0} s ({result.WallTime.TotalSeconds:0.0} s wall)");
         }

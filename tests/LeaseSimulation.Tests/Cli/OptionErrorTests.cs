@@ -20,6 +20,11 @@ public sealed class OptionErrorTests
     [InlineData("--renew-ms 5000 --lease-ms 4000", "--lease-ms")]
     [InlineData("--loops 5 --loops 6", "--loops")]
     [InlineData("--monitor=yes", "--monitor")]
+    [InlineData("--broker mongo", "--broker")]
+    [InlineData("--broker postgres", "--connection")]
+    [InlineData("--connection Host=127.0.0.1", "--connection")]
+    [InlineData("--broker postgres --connection Hots=127.0.0.1", "--connection")]
+    [InlineData("--broker postgres --connection Host=127.0.0.1 --clock virtual", "--broker")]
     public void BadOption_ExitsWithCode2_AndNamesTheOption(string commandLine, string option)
     {
         var output = new StringWriter();

@@ -22,7 +22,7 @@ public sealed class SmokeRunTests
             using var document = JsonDocument.Parse(File.ReadAllText(json));
             var runs = document.RootElement.EnumerateArray().ToList();
             runs.Should().NotBeEmpty();
-            foreach (var field in new[] { "context", "strategy", "clock", "cpuMs", "messages", "completed", "lost", "totalSeconds", "meanMessageSeconds", "maxLeaseLatenessMs", "cpuLimitSeconds" })
+            foreach (var field in new[] { "context", "strategy", "broker", "clock", "cpuMs", "messages", "completed", "lost", "totalSeconds", "meanMessageSeconds", "maxLeaseLatenessMs", "cpuLimitSeconds" })
             {
                 runs[0].TryGetProperty(field, out _).Should().BeTrue(field);
             }

@@ -9,6 +9,7 @@ public sealed class TrackedLeasedMessage : ILeasedMessage
 {
     private readonly ILeasedMessage _inner;
     private readonly ScenarioTracker _tracker;
+    private int _settling;
 
     /// <summary>Wraps <paramref name="inner"/>.</summary>
     /// <param name="inner">The broker's message.</param>
@@ -48,8 +49,10 @@ public sealed class TrackedLeasedMessage : ILeasedMessage
             _tracker.RecordBrokerRenewal(Simulated, renewed: true);
             return lockedUntil;
         }
-        catch (LeaseLostException)
+        catch (LeaseLostException) when (Volatile.Read(ref _settling) == 0)
         {
+            // A renewal that races the settlement of the message (a broker with latency) finds it settled: the
+            // settlement's outcome counts, not the renewal.
             _tracker.RecordBrokerRenewal(Simulated, renewed: false);
             throw;
         }
@@ -57,21 +60,22 @@ public sealed class TrackedLeasedMessage : ILeasedMessage
 
     /// <inheritdoc />
     public Task CompleteAsync(CancellationToken cancellationToken = default) =>
-        SettleAsync(_inner.CompleteAsync(cancellationToken), MessageStatus.Done);
+        SettleAsync(() => _inner.CompleteAsync(cancellationToken), MessageStatus.Done);
 
     /// <inheritdoc />
     public Task AbandonAsync(CancellationToken cancellationToken = default) =>
-        SettleAsync(_inner.AbandonAsync(cancellationToken), MessageStatus.Lost);
+        SettleAsync(() => _inner.AbandonAsync(cancellationToken), MessageStatus.Lost);
 
     /// <inheritdoc />
     public Task DeadLetterAsync(string reason, CancellationToken cancellationToken = default) =>
-        SettleAsync(_inner.DeadLetterAsync(reason, cancellationToken), MessageStatus.Lost);
+        SettleAsync(() => _inner.DeadLetterAsync(reason, cancellationToken), MessageStatus.Lost);
 
-    private async Task SettleAsync(Task settlement, MessageStatus outcome)
+    private async Task SettleAsync(Func<Task> settle, MessageStatus outcome)
     {
+        Volatile.Write(ref _settling, 1);
         try
         {
-            await settlement;
+            await settle();
             _tracker.RecordBrokerOutcome(Simulated, outcome);
         }
         catch (LeaseLostException)

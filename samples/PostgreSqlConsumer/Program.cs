@@ -1,0 +1,86 @@
+using System.Diagnostics;
+using System.Runtime.InteropServices;
+using PostgreSqlConsumer;
+using PriorityAsync;
+using PriorityAsync.Messaging;
+using PriorityAsync.Messaging.PostgreSql;
+
+ConsumerOptions options;
+try
+{
+    options = ConsumerOptions.Parse(args);
+}
+catch (ArgumentException ex)
+{
+    Console.Error.WriteLine($"{ex.Message}\n{ConsumerOptions.Usage}");
+    return 2;
+}
+
+using var stop = new CancellationTokenSource();
+using var onTerm = PosixSignalRegistration.Create(PosixSignal.SIGTERM, context => { context.Cancel = true; stop.Cancel(); });
+using var onInt = PosixSignalRegistration.Create(PosixSignal.SIGINT, context => { context.Cancel = true; stop.Cancel(); });
+
+try
+{
+    await using var transport = new PostgreSqlTransport(options.ConnectionString);
+    var queue = await transport.CreateQueueAsync(
+        options.Queue,
+        new PostgreSqlQueueOptions { LockDuration = TimeSpan.FromMilliseconds(options.LockMs), MaxDeliveryCount = options.MaxDeliveries });
+
+    MessagePumpStatistics? statistics = null;
+    PriorityAsyncContext.Run(async () =>
+    {
+        await using var pump = new MessagePump(
+            queue,
+            async (context, cancellationToken) =>
+            {
+                var message = (PostgreSqlLeasedMessage)context.Message;
+                Console.Out.WriteLine($"start {message.MessageId} {message.DeliveryCount} {message.LockToken} {DateTimeOffset.UtcNow.ToUnixTimeMilliseconds()}");
+                if (options.PoisonPrefix is { Length: > 0 } prefix && message.MessageId.StartsWith(prefix, StringComparison.Ordinal))
+                {
+                    throw new InvalidOperationException($"{message.MessageId} is a poison message.");
+                }
+
+                await Task.Delay(options.IoMs, cancellationToken);
+                var until = Stopwatch.GetTimestamp() + (options.CpuMs * Stopwatch.Frequency / 1000);
+                while (Stopwatch.GetTimestamp() < until)
+                {
+                    Thread.SpinWait(100);
+                }
+            },
+            PriorityScheduler.Current!,
+            new MessagePumpOptions
+            {
+                Name = $"pg-consumer-{Environment.ProcessId}",
+                MaxInFlight = options.MaxInFlight,
+                EmptyReceiveDelay = TimeSpan.FromMilliseconds(100),
+                TransientRetryDelay = TimeSpan.FromMilliseconds(200),
+                ShutdownTimeout = TimeSpan.FromSeconds(5),
+            });
+        await pump.StartAsync();
+        Console.Out.WriteLine($"ready {Environment.ProcessId}");
+        try
+        {
+            await Task.Delay(Timeout.InfiniteTimeSpan, stop.Token);
+        }
+        catch (OperationCanceledException)
+        {
+        }
+
+        await pump.StopAsync();
+        statistics = pump.GetStatistics();
+    });
+
+    Console.Out.WriteLine($"stopped {statistics}");
+    return 0;
+}
+catch (ArgumentException ex)
+{
+    Console.Error.WriteLine(ex.Message);
+    return 2;
+}
+catch (TransientTransportException ex)
+{
+    Console.Error.WriteLine($"The database is unreachable: {ex.Message}");
+    return 3;
+}

@@ -1,0 +1,166 @@
+namespace PriorityAsync.Messaging.PostgreSql.Internal;
+
+/// <summary>
+/// Every SQL statement of the transport. Each state change is one statement (READ COMMITTED, autocommit); every value
+/// is a parameter, including queue names; times come from the server's clock (<c>clock_timestamp()</c>).
+/// </summary>
+internal static class Sql
+{
+    /// <summary>The NOTIFY channel; the payload is the queue name.</summary>
+    public const string Channel = "priorityasync";
+
+    /// <summary>The schema, idempotent: run under an advisory lock so that concurrent migrations do not race.</summary>
+    public const string Schema = """
+        SELECT pg_advisory_xact_lock(hashtext('priorityasync.schema'));
+        CREATE SCHEMA IF NOT EXISTS priorityasync;
+        CREATE TABLE IF NOT EXISTS priorityasync.queues (
+            name               text PRIMARY KEY CHECK (name ~ '^[a-z_][a-z0-9_]{0,47}$'),
+            lock_duration      interval NOT NULL CHECK (lock_duration > interval '0'),
+            max_delivery_count integer NOT NULL CHECK (max_delivery_count >= 1),
+            created_at         timestamptz NOT NULL DEFAULT clock_timestamp()
+        );
+        CREATE TABLE IF NOT EXISTS priorityasync.messages (
+            id             bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            queue          text NOT NULL REFERENCES priorityasync.queues (name) ON DELETE CASCADE,
+            message_id     text NOT NULL,
+            body           bytea NOT NULL,
+            enqueued_at    timestamptz NOT NULL DEFAULT clock_timestamp(),
+            delivery_count integer NOT NULL DEFAULT 0,
+            lock_token     uuid,
+            locked_until   timestamptz
+        );
+        CREATE INDEX IF NOT EXISTS messages_queue_id ON priorityasync.messages (queue, id);
+        CREATE TABLE IF NOT EXISTS priorityasync.dead_letters (
+            id               bigint PRIMARY KEY,
+            queue            text NOT NULL REFERENCES priorityasync.queues (name) ON DELETE CASCADE,
+            message_id       text NOT NULL,
+            body             bytea NOT NULL,
+            enqueued_at      timestamptz NOT NULL,
+            delivery_count   integer NOT NULL,
+            reason           text NOT NULL,
+            dead_lettered_at timestamptz NOT NULL DEFAULT clock_timestamp()
+        );
+        CREATE INDEX IF NOT EXISTS dead_letters_queue_id ON priorityasync.dead_letters (queue, id);
+        """;
+
+    /// <summary>Creates the queue, or updates its settings: @name, @lock_us (microseconds), @max.</summary>
+    public const string UpsertQueue = """
+        INSERT INTO priorityasync.queues (name, lock_duration, max_delivery_count)
+        VALUES (@name, @lock_us * interval '1 microsecond', @max)
+        ON CONFLICT (name) DO UPDATE SET lock_duration = EXCLUDED.lock_duration, max_delivery_count = EXCLUDED.max_delivery_count
+        RETURNING lock_duration, max_delivery_count
+        """;
+
+    /// <summary>Reads a queue's settings: @name.</summary>
+    public const string GetQueue = "SELECT lock_duration, max_delivery_count FROM priorityasync.queues WHERE name = @name";
+
+    /// <summary>Deletes a queue with its messages and dead letters: @name.</summary>
+    public const string DeleteQueue = "DELETE FROM priorityasync.queues WHERE name = @name";
+
+    /// <summary>Enqueues messages (one or a batch) in order and wakes idle receivers: @queue, @ids text[], @bodies bytea[].</summary>
+    public const string Send = """
+        WITH inserted AS (
+            INSERT INTO priorityasync.messages (queue, message_id, body)
+            SELECT @queue, t.message_id, t.body
+            FROM unnest(@ids::text[], @bodies::bytea[]) WITH ORDINALITY AS t (message_id, body, n)
+            ORDER BY t.n
+            RETURNING id
+        )
+        SELECT count(*), pg_notify('priorityasync', @queue) FROM inserted
+        """;
+
+    /// <summary>
+    /// Receives up to @limit messages of @queue: the oldest visible rows (unlocked, or whose lock expired on the server's
+    /// clock) are locked with <c>FOR UPDATE SKIP LOCKED</c>; each gets a fresh lock token, <c>locked_until</c> from the
+    /// server's clock and one more delivery. A row that already had its last allowed delivery moves to the dead-letter
+    /// table instead, in the same statement. Rows with a null id count such dead-lettered messages.
+    /// </summary>
+    public const string Receive = """
+        WITH q AS (
+            SELECT lock_duration, max_delivery_count FROM priorityasync.queues WHERE name = @queue
+        ), picked AS (
+            SELECT m.id, m.delivery_count >= q.max_delivery_count AS exhausted
+            FROM priorityasync.messages m, q
+            WHERE m.queue = @queue AND (m.locked_until IS NULL OR m.locked_until <= clock_timestamp())
+            ORDER BY m.id
+            LIMIT @limit
+            FOR UPDATE OF m SKIP LOCKED
+        ), dead AS (
+            DELETE FROM priorityasync.messages m USING picked p
+            WHERE m.id = p.id AND p.exhausted
+            RETURNING m.id, m.queue, m.message_id, m.body, m.enqueued_at, m.delivery_count
+        ), moved AS (
+            INSERT INTO priorityasync.dead_letters (id, queue, message_id, body, enqueued_at, delivery_count, reason)
+            SELECT id, queue, message_id, body, enqueued_at, delivery_count, 'MaxDeliveryCountExceeded' FROM dead
+            RETURNING id
+        ), locked AS (
+            UPDATE priorityasync.messages m
+            SET lock_token = gen_random_uuid(),
+                locked_until = clock_timestamp() + q.lock_duration,
+                delivery_count = m.delivery_count + 1
+            FROM picked p, q
+            WHERE m.id = p.id AND NOT p.exhausted
+            RETURNING m.id, m.message_id, m.body, m.enqueued_at, m.delivery_count, m.lock_token, m.locked_until
+        )
+        SELECT id, message_id, body, enqueued_at, delivery_count, lock_token, locked_until,
+               locked_until - clock_timestamp() AS remaining
+        FROM locked
+        UNION ALL
+        SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM moved
+        ORDER BY 1 NULLS LAST
+        """;
+
+    /// <summary>Extends an unexpired lock held by @token on message @id by the queue's lock duration from now.</summary>
+    public const string Renew = """
+        UPDATE priorityasync.messages m
+        SET locked_until = clock_timestamp() + q.lock_duration
+        FROM priorityasync.queues q
+        WHERE m.id = @id AND m.lock_token = @token AND m.locked_until > clock_timestamp() AND q.name = m.queue
+        RETURNING m.locked_until, m.locked_until - clock_timestamp() AS remaining
+        """;
+
+    /// <summary>Deletes message @id if @token holds its unexpired lock.</summary>
+    public const string Complete = """
+        DELETE FROM priorityasync.messages
+        WHERE id = @id AND lock_token = @token AND locked_until > clock_timestamp()
+        """;
+
+    /// <summary>Releases the unexpired lock @token of message @id and wakes idle receivers.</summary>
+    public const string Abandon = """
+        WITH released AS (
+            UPDATE priorityasync.messages
+            SET lock_token = NULL, locked_until = NULL
+            WHERE id = @id AND lock_token = @token AND locked_until > clock_timestamp()
+            RETURNING queue
+        )
+        SELECT count(*), pg_notify('priorityasync', @queue) FROM released
+        """;
+
+    /// <summary>Moves message @id to the dead-letter table with @reason if @token holds its unexpired lock.</summary>
+    public const string DeadLetter = """
+        WITH dead AS (
+            DELETE FROM priorityasync.messages
+            WHERE id = @id AND lock_token = @token AND locked_until > clock_timestamp()
+            RETURNING id, queue, message_id, body, enqueued_at, delivery_count
+        )
+        INSERT INTO priorityasync.dead_letters (id, queue, message_id, body, enqueued_at, delivery_count, reason)
+        SELECT id, queue, message_id, body, enqueued_at, delivery_count, @reason FROM dead
+        """;
+
+    /// <summary>Counts the visible, locked and dead-lettered messages of @queue, on the server's clock.</summary>
+    public const string Statistics = """
+        SELECT count(*) FILTER (WHERE locked_until IS NULL OR locked_until <= clock_timestamp()),
+               count(*) FILTER (WHERE locked_until > clock_timestamp()),
+               (SELECT count(*) FROM priorityasync.dead_letters WHERE queue = @queue)
+        FROM priorityasync.messages
+        WHERE queue = @queue
+        """;
+
+    /// <summary>Reads the dead letters of @queue, oldest message first.</summary>
+    public const string DeadLetters = """
+        SELECT message_id, body, reason, delivery_count, enqueued_at, dead_lettered_at
+        FROM priorityasync.dead_letters
+        WHERE queue = @queue
+        ORDER BY id
+        """;
+}

@@ -1,0 +1,160 @@
+using Npgsql;
+using PriorityAsync.Messaging.PostgreSql.Internal;
+
+namespace PriorityAsync.Messaging.PostgreSql;
+
+/// <summary>
+/// One delivery of a message of a <see cref="PostgreSqlQueue"/>, holding its lock token. Every renew or settle call
+/// is one statement guarded by the token and by <c>locked_until</c> on the server's clock: a delivery whose lock
+/// expired, or that another delivery replaced, changes nothing and gets <see cref="LeaseLostException"/>.
+/// </summary>
+public sealed class PostgreSqlLeasedMessage : ILeasedMessage
+{
+    private long _lockedUntilTicks;
+    private long _serverLockedUntilTicks;
+
+    internal PostgreSqlLeasedMessage(
+        PostgreSqlQueue queue,
+        long sequenceNumber,
+        string messageId,
+        byte[] body,
+        DateTimeOffset enqueuedAt,
+        int deliveryCount,
+        Guid lockToken,
+        DateTimeOffset serverLockedUntil,
+        DateTimeOffset lockedUntil)
+    {
+        Queue = queue;
+        SequenceNumber = sequenceNumber;
+        MessageId = messageId;
+        Body = body;
+        EnqueuedAt = enqueuedAt;
+        DeliveryCount = deliveryCount;
+        LockToken = lockToken;
+        SetLockedUntil(serverLockedUntil, lockedUntil);
+    }
+
+    /// <summary>Gets the queue the message was received from.</summary>
+    public PostgreSqlQueue Queue { get; }
+
+    /// <summary>Gets the row's identifier in <c>priorityasync.messages</c> (the queue's order).</summary>
+    public long SequenceNumber { get; }
+
+    /// <inheritdoc />
+    public string MessageId { get; }
+
+    /// <inheritdoc />
+    public ReadOnlyMemory<byte> Body { get; }
+
+    /// <summary>Gets when the message was sent, on the server's clock.</summary>
+    public DateTimeOffset EnqueuedAt { get; }
+
+    /// <inheritdoc />
+    public int DeliveryCount { get; }
+
+    /// <summary>Gets this delivery's lock token (the fencing token); a redelivery gets a fresh one.</summary>
+    public Guid LockToken { get; }
+
+    /// <summary>
+    /// Gets when the lease expires unless renewed, on the local clock: the lock time the server reported left, counted
+    /// from when the request was sent (so it errs early, and clock skew between client and server does not matter).
+    /// </summary>
+    public DateTimeOffset LockedUntil => new(Volatile.Read(ref _lockedUntilTicks), TimeSpan.Zero);
+
+    /// <summary>Gets <c>locked_until</c> as stored, on the server's clock.</summary>
+    public DateTimeOffset ServerLockedUntil => new(Volatile.Read(ref _serverLockedUntilTicks), TimeSpan.Zero);
+
+    /// <inheritdoc />
+    public async Task<DateTimeOffset> RenewLockAsync(CancellationToken cancellationToken = default)
+    {
+        var sentAt = TimeProvider.System.GetUtcNow();
+        var renewed = await Queue.Transport.ExecuteAsync(
+            $"Renewing the lock of {this}",
+            Sql.Renew,
+            Bind,
+            static async (reader, ct) => await reader.ReadAsync(ct).ConfigureAwait(false)
+                ? (Found: true, Server: reader.GetFieldValue<DateTimeOffset>(0), Remaining: reader.GetFieldValue<TimeSpan>(1))
+                : default,
+            cancellationToken).ConfigureAwait(false);
+        if (!renewed.Found)
+        {
+            throw LeaseLost("renew", cancellationToken);
+        }
+
+        var lockedUntil = sentAt + renewed.Remaining;
+        SetLockedUntil(renewed.Server, lockedUntil);
+        return lockedUntil;
+    }
+
+    /// <inheritdoc />
+    public async Task CompleteAsync(CancellationToken cancellationToken = default)
+    {
+        var rows = await Queue.Transport.ExecuteNonQueryAsync($"Completing {this}", Sql.Complete, Bind, cancellationToken).ConfigureAwait(false);
+        if (rows != 1)
+        {
+            throw LeaseLost("complete", cancellationToken);
+        }
+    }
+
+    /// <inheritdoc />
+    public async Task AbandonAsync(CancellationToken cancellationToken = default)
+    {
+        var rows = await Queue.Transport.ExecuteAsync(
+            $"Abandoning {this}",
+            Sql.Abandon,
+            command =>
+            {
+                Bind(command);
+                command.Parameters.Add(new NpgsqlParameter<string>("queue", Queue.Name));
+            },
+            static async (reader, ct) => await reader.ReadAsync(ct).ConfigureAwait(false) ? reader.GetInt64(0) : 0,
+            cancellationToken).ConfigureAwait(false);
+        if (rows != 1)
+        {
+            throw LeaseLost("abandon", cancellationToken);
+        }
+    }
+
+    /// <inheritdoc />
+    public async Task DeadLetterAsync(string reason, CancellationToken cancellationToken = default)
+    {
+        ArgumentException.ThrowIfNullOrWhiteSpace(reason);
+        var rows = await Queue.Transport.ExecuteNonQueryAsync(
+            $"Dead-lettering {this}",
+            Sql.DeadLetter,
+            command =>
+            {
+                Bind(command);
+                command.Parameters.Add(new NpgsqlParameter<string>("reason", reason));
+            },
+            cancellationToken).ConfigureAwait(false);
+        if (rows != 1)
+        {
+            throw LeaseLost("dead-letter", cancellationToken);
+        }
+    }
+
+    /// <inheritdoc />
+    public override string ToString() => $"{MessageId} of {Queue} (delivery {DeliveryCount}, lock {LockToken})";
+
+    private void Bind(NpgsqlCommand command)
+    {
+        command.Parameters.Add(new NpgsqlParameter<long>("id", SequenceNumber));
+        command.Parameters.Add(new NpgsqlParameter<Guid>("token", LockToken));
+    }
+
+    private void SetLockedUntil(DateTimeOffset server, DateTimeOffset local)
+    {
+        Volatile.Write(ref _serverLockedUntilTicks, server.UtcTicks);
+        Volatile.Write(ref _lockedUntilTicks, local.UtcTicks);
+    }
+
+    /// <summary>
+    /// The exception for a statement that matched no row: <see cref="LeaseLostException"/>, or, when the caller canceled
+    /// meanwhile, <see cref="OperationCanceledException"/>. A caller that cancels a renewal because it is settling the
+    /// message (as the pump does) races the settlement: the renewal then finds the row gone, which is no lost lease.
+    /// </summary>
+    private Exception LeaseLost(string operation, CancellationToken cancellationToken) => cancellationToken.IsCancellationRequested
+        ? new OperationCanceledException($"The {operation} of {this} was canceled; it matched no row.", cancellationToken)
+        : new LeaseLostException($"Cannot {operation} {this}: the lock expired on the server's clock, the message was settled, or it was delivered again under a newer lock token.");
+}

@@ -1,0 +1,6 @@
+namespace PriorityAsync.Messaging.PostgreSql;
+
+/// <summary>A message to send with <see cref="PostgreSqlQueue.SendBatchAsync"/>.</summary>
+/// <param name="Body">The message's body.</param>
+/// <param name="MessageId">The message's identifier; <see langword="null"/> for a generated one (a GUID).</param>
+public sealed record PostgreSqlMessage(ReadOnlyMemory<byte> Body, string? MessageId = null);

@@ -1,0 +1,135 @@
+using Npgsql;
+using PriorityAsync.Messaging.PostgreSql.Internal;
+
+namespace PriorityAsync.Messaging.PostgreSql;
+
+/// <summary>
+/// One queue of a <see cref="PostgreSqlTransport"/>: the rows of <c>priorityasync.messages</c> whose <c>queue</c> is
+/// <see cref="Name"/>. A receive locks the oldest visible message with a fresh lock token until <c>locked_until</c> on
+/// the server's clock; only that token, before that time, can renew or settle the message. Thread-safe; any number of
+/// receivers, in any number of processes, may share a queue.
+/// </summary>
+public sealed partial class PostgreSqlQueue : IMessageSource
+{
+    /// <summary>The dead-letter reason of a message whose last allowed delivery ended unsettled.</summary>
+    public const string MaxDeliveryCountExceededReason = "MaxDeliveryCountExceeded";
+
+    internal PostgreSqlQueue(PostgreSqlTransport transport, string name, TimeSpan lockDuration, int maxDeliveryCount)
+    {
+        Transport = transport;
+        Name = name;
+        LockDuration = lockDuration;
+        MaxDeliveryCount = maxDeliveryCount;
+    }
+
+    /// <summary>Gets the queue's name.</summary>
+    public string Name { get; }
+
+    /// <summary>Gets the queue's lock duration, as read when the queue was opened.</summary>
+    public TimeSpan LockDuration { get; }
+
+    /// <summary>Gets how many deliveries a message gets before it is dead-lettered, as read when the queue was opened.</summary>
+    public int MaxDeliveryCount { get; }
+
+    /// <summary>Gets the transport the queue belongs to.</summary>
+    public PostgreSqlTransport Transport { get; }
+
+    /// <inheritdoc />
+    TimeSpan? IMessageSource.LockDuration => LockDuration;
+
+    /// <summary>Sends one message and wakes idle receivers.</summary>
+    /// <param name="body">The message's body.</param>
+    /// <param name="messageId">The message's identifier; <see langword="null"/> for a generated one (a GUID).</param>
+    /// <param name="cancellationToken">Cancels the call.</param>
+    /// <returns>The message's identifier.</returns>
+    /// <exception cref="TransientTransportException">The server could not be reached or failed in a way worth retrying; the message may or may not have been sent.</exception>
+    public async Task<string> SendAsync(ReadOnlyMemory<byte> body, string? messageId = null, CancellationToken cancellationToken = default)
+    {
+        var ids = await SendBatchAsync([new PostgreSqlMessage(body, messageId)], cancellationToken).ConfigureAwait(false);
+        return ids[0];
+    }
+
+    /// <summary>Sends messages in one statement (all or none), in order, and wakes idle receivers.</summary>
+    /// <param name="messages">The messages.</param>
+    /// <param name="cancellationToken">Cancels the call.</param>
+    /// <returns>The messages' identifiers, in order.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="messages"/> is null.</exception>
+    /// <exception cref="TransientTransportException">The server could not be reached or failed in a way worth retrying; the batch may or may not have been sent.</exception>
+    public async Task<IReadOnlyList<string>> SendBatchAsync(IEnumerable<PostgreSqlMessage> messages, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(messages);
+        var list = messages as IReadOnlyList<PostgreSqlMessage> ?? [.. messages];
+        if (list.Count == 0)
+        {
+            return [];
+        }
+
+        var ids = new string[list.Count];
+        var bodies = new byte[list.Count][];
+        for (var i = 0; i < list.Count; i++)
+        {
+            var message = list[i] ?? throw new ArgumentException("The batch holds a null message.", nameof(messages));
+            ids[i] = message.MessageId ?? Guid.NewGuid().ToString("N");
+            bodies[i] = message.Body.ToArray();
+        }
+
+        await Transport.ExecuteAsync(
+            $"Sending {ids.Length} message(s) to {this}",
+            Sql.Send,
+            command =>
+            {
+                command.Parameters.Add(new NpgsqlParameter<string>("queue", Name));
+                command.Parameters.Add(new NpgsqlParameter<string[]>("ids", ids));
+                command.Parameters.Add(new NpgsqlParameter<byte[][]>("bodies", bodies));
+            },
+            static async (reader, ct) => await reader.ReadAsync(ct).ConfigureAwait(false) ? reader.GetInt64(0) : 0,
+            cancellationToken).ConfigureAwait(false);
+        return ids;
+    }
+
+    /// <summary>Counts the queue's visible, locked and dead-lettered messages in one statement.</summary>
+    /// <param name="cancellationToken">Cancels the call.</param>
+    /// <returns>The counts.</returns>
+    /// <exception cref="TransientTransportException">The server could not be reached or failed in a way worth retrying.</exception>
+    public Task<PostgreSqlQueueStatistics> GetStatisticsAsync(CancellationToken cancellationToken = default) =>
+        Transport.ExecuteAsync(
+            $"Reading the statistics of {this}",
+            Sql.Statistics,
+            command => command.Parameters.Add(new NpgsqlParameter<string>("queue", Name)),
+            static async (reader, ct) =>
+            {
+                await reader.ReadAsync(ct).ConfigureAwait(false);
+                return new PostgreSqlQueueStatistics(reader.GetInt64(0), reader.GetInt64(1), reader.GetInt64(2));
+            },
+            cancellationToken);
+
+    /// <summary>Reads the queue's dead-letter table, oldest message first.</summary>
+    /// <param name="cancellationToken">Cancels the call.</param>
+    /// <returns>The dead letters.</returns>
+    /// <exception cref="TransientTransportException">The server could not be reached or failed in a way worth retrying.</exception>
+    public Task<IReadOnlyList<PostgreSqlDeadLetter>> GetDeadLettersAsync(CancellationToken cancellationToken = default) =>
+        Transport.ExecuteAsync<IReadOnlyList<PostgreSqlDeadLetter>>(
+            $"Reading the dead letters of {this}",
+            Sql.DeadLetters,
+            command => command.Parameters.Add(new NpgsqlParameter<string>("queue", Name)),
+            static async (reader, ct) =>
+            {
+                var list = new List<PostgreSqlDeadLetter>();
+                while (await reader.ReadAsync(ct).ConfigureAwait(false))
+                {
+                    list.Add(new PostgreSqlDeadLetter(
+                        reader.GetString(0),
+                        reader.GetFieldValue<byte[]>(1),
+                        reader.GetString(2),
+                        reader.GetInt32(3),
+                        reader.GetFieldValue<DateTimeOffset>(4),
+                        reader.GetFieldValue<DateTimeOffset>(5)));
+                }
+
+                return list;
+            },
+            cancellationToken);
+
+    /// <inheritdoc />
+    public override string ToString() => $"PostgreSqlQueue '{Name}'";
+}

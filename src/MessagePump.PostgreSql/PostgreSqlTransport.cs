@@ -1,0 +1,259 @@
+using Npgsql;
+using PriorityAsync.Messaging.PostgreSql.Internal;
+
+namespace PriorityAsync.Messaging.PostgreSql;
+
+/// <summary>
+/// A PostgreSQL lease broker: queues in the tables of the <c>priorityasync</c> schema, reached through a pooled
+/// <see cref="NpgsqlDataSource"/>. Create it once per process, create or open queues with it, and dispose it last.
+/// Thread-safe.
+/// </summary>
+/// <remarks>
+/// Each state change (receive, renew, complete, abandon, dead-letter, send) is one statement under READ COMMITTED;
+/// leases are judged on the server's clock and guarded by a fresh lock token per delivery. See <c>docs/postgresql.md</c>.
+/// </remarks>
+public sealed class PostgreSqlTransport : IAsyncDisposable
+{
+    private readonly NpgsqlDataSource _dataSource;
+    private readonly bool _ownsDataSource;
+    private readonly NotificationListener _listener;
+    private volatile bool _migrated;
+    private volatile bool _disposed;
+
+    /// <summary>Creates a transport with its own connection pool.</summary>
+    /// <param name="connectionString">An Npgsql connection string, e.g. <c>Host=127.0.0.1;Port=5432;Username=app;Password=...;Database=app</c>.</param>
+    /// <param name="options">The options; <see langword="null"/> for the defaults. Copied and validated here.</param>
+    /// <exception cref="ArgumentException"><paramref name="connectionString"/> is empty, malformed or names no host, or an option breaks its rule.</exception>
+    public PostgreSqlTransport(string connectionString, PostgreSqlTransportOptions? options = null)
+        : this(BuildDataSource(connectionString), ownsDataSource: true, options)
+    {
+    }
+
+    /// <summary>Creates a transport on a data source the caller owns (and disposes after the transport).</summary>
+    /// <param name="dataSource">The data source.</param>
+    /// <param name="options">The options; <see langword="null"/> for the defaults. Copied and validated here.</param>
+    /// <exception cref="ArgumentNullException"><paramref name="dataSource"/> is null.</exception>
+    /// <exception cref="ArgumentException">An option breaks its rule.</exception>
+    public PostgreSqlTransport(NpgsqlDataSource dataSource, PostgreSqlTransportOptions? options = null)
+        : this(dataSource ?? throw new ArgumentNullException(nameof(dataSource)), ownsDataSource: false, options)
+    {
+    }
+
+    private PostgreSqlTransport(NpgsqlDataSource dataSource, bool ownsDataSource, PostgreSqlTransportOptions? options)
+    {
+        var copy = (options ?? new PostgreSqlTransportOptions()).Clone();
+        try
+        {
+            copy.Validate();
+        }
+        catch when (ownsDataSource)
+        {
+            dataSource.Dispose();
+            throw;
+        }
+
+        Options = copy;
+        _dataSource = dataSource;
+        _ownsDataSource = ownsDataSource;
+        _listener = new NotificationListener(dataSource);
+    }
+
+    /// <summary>Gets the data source the transport runs on.</summary>
+    public NpgsqlDataSource DataSource => _dataSource;
+
+    internal PostgreSqlTransportOptions Options { get; }
+
+    internal NotificationListener Listener => _listener;
+
+    /// <summary>Creates the <c>priorityasync</c> schema and its tables if they are missing. Idempotent; safe from several processes at once.</summary>
+    /// <param name="cancellationToken">Cancels the call.</param>
+    /// <returns>A task that completes when the schema exists.</returns>
+    /// <exception cref="TransientTransportException">The server could not be reached or failed in a way worth retrying.</exception>
+    public async Task MigrateAsync(CancellationToken cancellationToken = default)
+    {
+        ThrowIfDisposed();
+        try
+        {
+            await using var connection = await _dataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
+            await using var transaction = await connection.BeginTransactionAsync(cancellationToken).ConfigureAwait(false);
+            await using (var command = new NpgsqlCommand(Sql.Schema, connection, transaction))
+            {
+                await command.ExecuteNonQueryAsync(cancellationToken).ConfigureAwait(false);
+            }
+
+            await transaction.CommitAsync(cancellationToken).ConfigureAwait(false);
+            _migrated = true;
+        }
+        catch (Exception ex) when (TransportErrors.Translate(ex, "Migrating the priorityasync schema", cancellationToken) is { } translated)
+        {
+            throw translated;
+        }
+    }
+
+    /// <summary>
+    /// Creates the queue <paramref name="name"/> (migrating the schema first if needed), or updates its settings if it
+    /// exists. Idempotent.
+    /// </summary>
+    /// <param name="name">The queue's name: 1 to 48 lower-case letters, digits and underscores, not starting with a digit.</param>
+    /// <param name="options">The queue's settings; <see langword="null"/> for the defaults. Validated here.</param>
+    /// <param name="cancellationToken">Cancels the call.</param>
+    /// <returns>The queue.</returns>
+    /// <exception cref="ArgumentException"><paramref name="name"/> breaks the naming rule, or an option breaks its rule.</exception>
+    /// <exception cref="TransientTransportException">The server could not be reached or failed in a way worth retrying.</exception>
+    public async Task<PostgreSqlQueue> CreateQueueAsync(string name, PostgreSqlQueueOptions? options = null, CancellationToken cancellationToken = default)
+    {
+        QueueName.Validate(name, nameof(name));
+        options ??= new PostgreSqlQueueOptions();
+        options.Validate();
+        ThrowIfDisposed();
+        if (!_migrated)
+        {
+            await MigrateAsync(cancellationToken).ConfigureAwait(false);
+        }
+
+        return await ExecuteAsync(
+            $"Creating queue '{name}'",
+            Sql.UpsertQueue,
+            command =>
+            {
+                command.Parameters.Add(new NpgsqlParameter<string>("name", name));
+                command.Parameters.Add(new NpgsqlParameter<long>("lock_us", options.LockDuration.Ticks / TimeSpan.TicksPerMicrosecond));
+                command.Parameters.Add(new NpgsqlParameter<int>("max", options.MaxDeliveryCount));
+            },
+            async (reader, ct) =>
+            {
+                await reader.ReadAsync(ct).ConfigureAwait(false);
+                return new PostgreSqlQueue(this, name, reader.GetFieldValue<TimeSpan>(0), reader.GetInt32(1));
+            },
+            cancellationToken).ConfigureAwait(false);
+    }
+
+    /// <summary>Opens the existing queue <paramref name="name"/> and reads its settings.</summary>
+    /// <param name="name">The queue's name.</param>
+    /// <param name="cancellationToken">Cancels the call.</param>
+    /// <returns>The queue.</returns>
+    /// <exception cref="ArgumentException"><paramref name="name"/> breaks the naming rule, or the database has no such queue.</exception>
+    /// <exception cref="TransientTransportException">The server could not be reached or failed in a way worth retrying.</exception>
+    public async Task<PostgreSqlQueue> GetQueueAsync(string name, CancellationToken cancellationToken = default)
+    {
+        QueueName.Validate(name, nameof(name));
+        ThrowIfDisposed();
+        PostgreSqlQueue? queue;
+        try
+        {
+            queue = await ExecuteAsync(
+                $"Opening queue '{name}'",
+                Sql.GetQueue,
+                command => command.Parameters.Add(new NpgsqlParameter<string>("name", name)),
+                async (reader, ct) => await reader.ReadAsync(ct).ConfigureAwait(false)
+                    ? new PostgreSqlQueue(this, name, reader.GetFieldValue<TimeSpan>(0), reader.GetInt32(1))
+                    : null,
+                cancellationToken).ConfigureAwait(false);
+        }
+        catch (PostgresException ex) when (ex.SqlState is PostgresErrorCodes.UndefinedTable or PostgresErrorCodes.InvalidSchemaName)
+        {
+            throw new ArgumentException($"The database has no queue named '{name}': the priorityasync schema does not exist yet (create the queue with CreateQueueAsync).", nameof(name), ex);
+        }
+
+        return queue ?? throw new ArgumentException($"The database has no queue named '{name}' (create it with CreateQueueAsync).", nameof(name));
+    }
+
+    /// <summary>Deletes the queue <paramref name="name"/> with its messages and dead letters. Does nothing if it does not exist.</summary>
+    /// <param name="name">The queue's name.</param>
+    /// <param name="cancellationToken">Cancels the call.</param>
+    /// <returns>Whether a queue was deleted.</returns>
+    /// <exception cref="ArgumentException"><paramref name="name"/> breaks the naming rule.</exception>
+    /// <exception cref="TransientTransportException">The server could not be reached or failed in a way worth retrying.</exception>
+    public async Task<bool> DeleteQueueAsync(string name, CancellationToken cancellationToken = default)
+    {
+        QueueName.Validate(name, nameof(name));
+        ThrowIfDisposed();
+        var rows = await ExecuteNonQueryAsync(
+            $"Deleting queue '{name}'",
+            Sql.DeleteQueue,
+            command => command.Parameters.Add(new NpgsqlParameter<string>("name", name)),
+            cancellationToken).ConfigureAwait(false);
+        return rows > 0;
+    }
+
+    /// <summary>Stops the notification listener and, when the transport created it, disposes the data source.</summary>
+    /// <returns>A task that completes when the transport is disposed.</returns>
+    public async ValueTask DisposeAsync()
+    {
+        if (_disposed)
+        {
+            return;
+        }
+
+        _disposed = true;
+        await _listener.DisposeAsync().ConfigureAwait(false);
+        if (_ownsDataSource)
+        {
+            await _dataSource.DisposeAsync().ConfigureAwait(false);
+        }
+    }
+
+    /// <inheritdoc />
+    public override string ToString() => "PostgreSqlTransport";
+
+    /// <summary>Runs one statement and reads its result; transient failures become <see cref="TransientTransportException"/>.</summary>
+    internal async Task<T> ExecuteAsync<T>(
+        string operation,
+        string sql,
+        Action<NpgsqlCommand> bind,
+        Func<NpgsqlDataReader, CancellationToken, Task<T>> read,
+        CancellationToken cancellationToken)
+    {
+        ThrowIfDisposed();
+        try
+        {
+            await using var command = _dataSource.CreateCommand(sql);
+            bind(command);
+            await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
+            return await read(reader, cancellationToken).ConfigureAwait(false);
+        }
+        catch (Exception ex) when (TransportErrors.Translate(ex, operation, cancellationToken) is { } translated)
+        {
+            throw translated;
+        }
+    }
+
+    /// <summary>Runs one statement and returns the rows it affected; transient failures become <see cref="TransientTransportException"/>.</summary>
+    internal async Task<int> ExecuteNonQueryAsync(string operation, string sql, Action<NpgsqlCommand> bind, CancellationToken cancellationToken)
+    {
+        ThrowIfDisposed();
+        try
+        {
+            await using var command = _dataSource.CreateCommand(sql);
+            bind(command);
+            return await command.ExecuteNonQueryAsync(cancellationToken).ConfigureAwait(false);
+        }
+        catch (Exception ex) when (TransportErrors.Translate(ex, operation, cancellationToken) is { } translated)
+        {
+            throw translated;
+        }
+    }
+
+    private void ThrowIfDisposed() => ObjectDisposedException.ThrowIf(_disposed, this);
+
+    private static NpgsqlDataSource BuildDataSource(string connectionString)
+    {
+        ArgumentException.ThrowIfNullOrWhiteSpace(connectionString);
+        NpgsqlConnectionStringBuilder builder;
+        try
+        {
+            builder = new NpgsqlConnectionStringBuilder(connectionString);
+        }
+        catch (Exception ex) when (ex is ArgumentException or FormatException or KeyNotFoundException or InvalidCastException)
+        {
+            throw new ArgumentException($"The connection string is malformed: {ex.Message}", nameof(connectionString), ex);
+        }
+
+        if (string.IsNullOrWhiteSpace(builder.Host))
+        {
+            throw new ArgumentException("The connection string names no Host.", nameof(connectionString));
+        }
+
+        return new NpgsqlDataSourceBuilder(builder.ConnectionString).Build();
+    }
+}

@@ -1,0 +1,73 @@
+using System.Diagnostics;
+using PriorityAsync.Messaging.PostgreSql.Tests.Support;
+using Xunit.Abstractions;
+
+namespace PriorityAsync.Messaging.PostgreSql.Tests.Figures;
+
+/// <summary>
+/// The figures of docs/postgresql.md, measured on the test server (printed; nothing about speed is asserted):
+/// pump throughput with a no-op handler on one thread, and the renew round trip.
+/// </summary>
+[Collection(RealTimeCollection.Name)]
+public class FigureTests(ITestOutputHelper output)
+{
+    [PostgresFact]
+    public async Task PumpThroughput_NoOpHandler_OneThread()
+    {
+        const int Messages = 2000;
+        await using var transport = PostgresServer.CreateTransport(new PostgreSqlTransportOptions { ReceiveWaitTime = TimeSpan.FromMilliseconds(100) });
+        var queue = await transport.CreateQueueAsync(PostgresServer.UniqueName("figure_pump"), new PostgreSqlQueueOptions { LockDuration = TimeSpan.FromSeconds(30) });
+        await queue.SendBatchAsync(Enumerable.Range(0, Messages).Select(i => new PostgreSqlMessage(BitConverter.GetBytes(i))));
+        var completed = 0;
+        var watch = Stopwatch.StartNew();
+        MessagePumpStatistics? stats = null;
+
+        PriorityAsyncContext.Run(async () =>
+        {
+            await using var pump = new MessagePump(
+                queue,
+                (_, _) =>
+                {
+                    completed++;
+                    return Task.CompletedTask;
+                },
+                PriorityScheduler.Current!,
+                new MessagePumpOptions { MaxInFlight = 16, EmptyReceiveDelay = TimeSpan.FromMilliseconds(50) });
+            await pump.StartAsync();
+            await Wait.UntilAsync(() => Task.FromResult(pump.GetStatistics().Completed == Messages), TimeSpan.FromSeconds(60), $"{Messages} completions", TimeSpan.FromMilliseconds(5));
+            watch.Stop();
+            await pump.StopAsync();
+            stats = pump.GetStatistics();
+        });
+
+        output.WriteLine($"pump, no-op handler, one thread (PriorityAsyncContext), MaxInFlight 16: {Messages} messages in {watch.Elapsed.TotalSeconds:0.00} s = {Messages / watch.Elapsed.TotalSeconds:0} msgs/s");
+        stats!.Should().BeEquivalentTo(new { Received = Messages, Completed = Messages, LeasesLost = 0 });
+        (await queue.GetStatisticsAsync()).Pending.Should().Be(0);
+    }
+
+    [PostgresFact]
+    public async Task RenewRoundTrip()
+    {
+        const int Renewals = 1000;
+        await using var transport = PostgresServer.CreateTransport();
+        var queue = await transport.CreateQueueAsync(PostgresServer.UniqueName("figure_renew"), new PostgreSqlQueueOptions { LockDuration = TimeSpan.FromSeconds(30) });
+        await queue.SendAsync(new byte[] { 1 });
+        var message = (await queue.ReceiveAsync())!;
+        for (var i = 0; i < 50; i++)
+        {
+            await message.RenewLockAsync(); // warm the pool and the plan
+        }
+
+        var samples = new double[Renewals];
+        for (var i = 0; i < Renewals; i++)
+        {
+            var start = Stopwatch.GetTimestamp();
+            await message.RenewLockAsync();
+            samples[i] = Stopwatch.GetElapsedTime(start).TotalMilliseconds;
+        }
+
+        Array.Sort(samples);
+        output.WriteLine($"renew round trip ({Renewals} sequential renewals, durable commit): p50 {samples[Renewals / 2]:0.000} ms, p99 {samples[(Renewals * 99) / 100]:0.000} ms, max {samples[^1]:0.000} ms");
+        await message.CompleteAsync();
+    }
+}
