@@ -25,7 +25,7 @@ public sealed partial class MessagePump
             ILeasedMessage? message;
             try
             {
-                message = await _source.ReceiveAsync(stop);
+                message = await ReceiveAndKeepAsync(stop);
             }
             catch (OperationCanceledException) when (stop.IsCancellationRequested)
             {
@@ -41,12 +41,27 @@ public sealed partial class MessagePump
             if (message is null)
             {
                 await PauseAsync(_options.EmptyReceiveDelay, stop);
-                continue;
             }
-
-            Start(message);
         }
     }
+
+    /// <summary>
+    /// Receives from the lease lane and starts the message's lease keeper and handler there. The decision to ask
+    /// was taken in the receive lane (spare capacity); once the broker answers, the message holds a lock whose clock
+    /// is running, so taking the answer is lease work: it runs ahead of every processing continuation, and the
+    /// keeper is scheduled within one slice of the answer. The receive loop itself resumes in the receive lane.
+    /// </summary>
+    private Task<ILeasedMessage?> ReceiveAndKeepAsync(CancellationToken stop) =>
+        LeaseLane.Run(async () =>
+        {
+            var message = await _source.ReceiveAsync(stop);
+            if (message is not null)
+            {
+                Start(message);
+            }
+
+            return message;
+        });
 
     /// <summary>Returns a task to wait on when the pump is at capacity, or <see langword="null"/> when it may receive.</summary>
     private Task? WaitForCapacity()
