@@ -45,6 +45,9 @@ public static class MessagePumpMetrics
     /// <summary>Up-down counter of messages in flight.</summary>
     public const string InFlightName = "messagepump.messages.in_flight";
 
+    /// <summary>The name of the histogram of renew round trips: how long the broker took to answer a renewal.</summary>
+    public const string RenewDurationName = "messagepump.lease.renew.duration";
+
     private static readonly Meter Meter = new(MeterName, typeof(MessagePumpMetrics).Assembly.GetName().Version?.ToString());
 
     internal static readonly Counter<long> Consumed = Meter.CreateCounter<long>(ConsumedMessagesName, "{message}", "Messages received.");
@@ -62,6 +65,8 @@ public static class MessagePumpMetrics
     internal static readonly Counter<long> Renewals = Meter.CreateCounter<long>(RenewalsName, "{renewal}", "Lease renewals.");
 
     internal static readonly Histogram<double> LeaseSlack = Meter.CreateHistogram<double>(LeaseSlackName, "s", "Lock time left when a renewal was sent.");
+
+    internal static readonly Histogram<double> RenewDuration = Meter.CreateHistogram<double>(RenewDurationName, "s", "Round trip of a lease renewal.");
 
     internal static readonly UpDownCounter<long> InFlight = Meter.CreateUpDownCounter<long>(InFlightName, "{message}", "Messages in flight.");
 

@@ -38,9 +38,27 @@ public sealed partial class MessagePump
         }
     }
 
-    /// <summary>How much lock time may remain at renewal: the option, or min(half of the remaining lock, 10 s).</summary>
-    private TimeSpan RenewalBuffer(TimeSpan remaining) =>
-        _options.LockRenewalBuffer ?? (remaining <= TimeSpan.Zero ? TimeSpan.Zero : TimeSpan.FromTicks(Math.Min(remaining.Ticks / 2, MaxDefaultRenewalBuffer.Ticks)));
+    /// <summary>
+    /// How much lock time may remain at renewal: the option when set; otherwise the larger of min(half of the remaining
+    /// lock, 10 s) — Azure Service Bus's rule — and three times the worst renew round trip observed lately, so that a
+    /// renewal starts early enough to finish before the lock ends on a broker that answers slowly.
+    /// </summary>
+    private TimeSpan RenewalBuffer(TimeSpan remaining)
+    {
+        if (_options.LockRenewalBuffer is { } buffer)
+        {
+            return buffer;
+        }
+
+        if (remaining <= TimeSpan.Zero)
+        {
+            return TimeSpan.Zero;
+        }
+
+        var rule = TimeSpan.FromTicks(Math.Min(remaining.Ticks / 2, MaxDefaultRenewalBuffer.Ticks));
+        var byRoundTrip = _renewRoundTrips.RequiredSlack;
+        return byRoundTrip > rule ? byRoundTrip : rule;
+    }
 
     /// <summary>Renews once, retrying transient failures while the lock lasts; false when the lease is lost.</summary>
     private async Task<bool> RenewAsync(MessageContext context, CancellationToken token)
@@ -48,14 +66,18 @@ public sealed partial class MessagePump
         while (true)
         {
             var slack = context.Message.LockedUntil - TimeProvider.GetUtcNow();
+            var sent = TimeProvider.GetTimestamp();
             try
             {
                 await context.Message.RenewLockAsync(token);
+                var roundTrip = TimeProvider.GetElapsedTime(sent);
+                _renewRoundTrips.Record(roundTrip);
                 Interlocked.Increment(ref _renewals);
                 context.CountRenewal();
                 var tags = MessagePumpMetrics.Tags(Name);
                 MessagePumpMetrics.Renewals.Add(1, tags);
                 MessagePumpMetrics.LeaseSlack.Record(slack.TotalSeconds, tags);
+                MessagePumpMetrics.RenewDuration.Record(roundTrip.TotalSeconds, tags);
                 MessagePumpLog.Renewed(_logger, Name, context.Message.MessageId, slack);
                 return true;
             }

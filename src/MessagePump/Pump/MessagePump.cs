@@ -28,6 +28,7 @@ public sealed partial class MessagePump : IAsyncDisposable
     private readonly object _gate = new();
     private readonly HashSet<MessageContext> _inFlight = [];
     private readonly CancellationTokenSource _receiveCancellation = new();
+    private readonly RenewRoundTrips _renewRoundTrips = new();
     private TaskCompletionSource? _capacityWaiter;
     private Task _receiveLoop = Task.CompletedTask;
     private TaskCompletionSource? _stopped;

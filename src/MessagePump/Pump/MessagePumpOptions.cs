@@ -18,7 +18,8 @@ public sealed class MessagePumpOptions
 
     /// <summary>
     /// Gets or sets how much lock time may remain when the pump renews. <see langword="null"/> (the default) renews
-    /// like Azure Service Bus: when min(half of the remaining lock, 10 s) remains. Positive and below the source's lock duration.
+    /// when min(half of the remaining lock, 10 s) remains, like Azure Service Bus, or earlier when three times the worst
+    /// of the last 32 renew round trips is more. Set, it overrides both. Positive and below the source's lock duration.
     /// </summary>
     public TimeSpan? LockRenewalBuffer { get; set; }
 
