@@ -103,10 +103,13 @@ public sealed partial class PriorityAsyncContext
             if (TryDequeue(worker, out var item, out var lane))
             {
                 Execute(worker, lane, item);
-                if (_failure is { } failure)
+                if (_failure is not null || IsRunOver)
                 {
-                    RunQueuedItemsAfterFailure(worker);
-                    failure.Throw();
+                    // Checked after every item, not only when the lanes are empty: threads that keep posting must not
+                    // keep a finished run alive. What is queued runs; what arrives from now on is rejected.
+                    DrainAndClose(worker);
+                    _failure?.Throw();
+                    return;
                 }
 
                 continue;
@@ -114,13 +117,8 @@ public sealed partial class PriorityAsyncContext
 
             if (IsRunOver)
             {
-                lock (Gate)
-                {
-                    Acceptance = AcceptanceState.Closed;
-                }
-
-                // An enqueue that raced with the close either sees it and rejects its item itself, or left it here.
-                RejectStragglers();
+                DrainAndClose(worker);
+                _failure?.Throw();
                 return;
             }
 
@@ -151,32 +149,27 @@ public sealed partial class PriorityAsyncContext
     }
 
     /// <summary>
-    /// After a callback threw, takes no more work and runs what is already queued, so no task or continuation waits
-    /// forever behind the failure; what arrives later is rejected to the thread pool.
+    /// Ends the run: takes no more work, runs what is already queued (so no task or continuation waits forever behind
+    /// the end or behind a failure), then closes; what arrives later is rejected to the thread pool.
     /// </summary>
-    private void RunQueuedItemsAfterFailure(Worker worker)
+    private void DrainAndClose(Worker worker)
     {
         lock (Gate)
         {
             Acceptance = AcceptanceState.Closing;
         }
 
-        while (true)
+        while (TryDequeue(worker, out var item, out var lane))
         {
-            if (TryDequeue(worker, out var item, out var lane))
-            {
-                Execute(worker, lane, item);
-            }
-            else
-            {
-                lock (Gate)
-                {
-                    Acceptance = AcceptanceState.Closed;
-                }
-
-                RejectStragglers();
-                return;
-            }
+            Execute(worker, lane, item);
         }
+
+        lock (Gate)
+        {
+            Acceptance = AcceptanceState.Closed;
+        }
+
+        // An enqueue that raced with the close either sees it and rejects its item itself, or left it here.
+        RejectStragglers();
     }
 }
