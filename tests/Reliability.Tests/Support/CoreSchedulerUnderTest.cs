@@ -46,6 +46,10 @@ internal sealed class CoreSchedulerUnderTest : IDisposable
                     WorkerCount = workers,
                     Mode = kind.StartsWith("dedicated", StringComparison.Ordinal) ? PriorityWorkerMode.DedicatedThreads : PriorityWorkerMode.ThreadPool,
                     ShutdownTimeout = timeout,
+
+                    // One worker and no reserved lease worker: items run one at a time, so FIFO and the dispatch rule are
+                    // checkable. With more workers the default reserved worker is exercised too.
+                    ReservedWorkerCount = workers == 1 ? 0 : 1,
                 });
                 return new(kind, scheduler, scheduler, () => scheduler.Completion, oneAtATime: workers == 1);
         }
