@@ -44,7 +44,7 @@ internal static partial class MessagePumpLog
     [LoggerMessage(30, LogLevel.Warning, "Message pump {Pump}: {MessageId} did not finish within the shutdown timeout; its handler is canceled and the message abandoned.")]
     public static partial void AbandoningAtStop(ILogger logger, string pump, string messageId);
 
-    [LoggerMessage(32, LogLevel.Warning, "Message pump {Pump} stopped while the settlement of {MessageId} was still under way at its lock's expiry ({LockedUntil}); the broker will deliver it again.")]
+    [LoggerMessage(32, LogLevel.Warning, "Message pump {Pump} gave up on the settlement of {MessageId} at stop: still unanswered when its lock expired ({LockedUntil}) with renewals stopped; counted as a lost lease, the broker will deliver it again.")]
     public static partial void UnsettledAtStop(ILogger logger, string pump, string messageId, DateTimeOffset lockedUntil);
 
     [LoggerMessage(31, LogLevel.Error, "Message pump {Pump} failed to receive; retrying in {Delay}.")]

@@ -136,5 +136,6 @@ public sealed partial class MessagePump
         }
 
         context.CancelHandler();
+        context.EndSettlement(); // nothing left to settle for this delivery
     }
 }

@@ -51,9 +51,25 @@ public sealed partial class MessagePump
     internal Task<bool> SettleAsync(MessageContext context, Settlement settlement, string? reason = null) =>
         context.TryClaim() ? SettleClaimedAsync(context, settlement, reason) : Task.FromResult(false);
 
-    /// <summary>Settles a message whose settlement the caller has claimed.</summary>
+    /// <summary>
+    /// Settles a message whose settlement the caller has claimed. Each call gets
+    /// <see cref="MessageContext.SettleAbortToken"/>, which the stop path cancels when the message's lock expired with
+    /// renewals stopped; by then the stop path has counted the lease lost, so a late answer changes no count.
+    /// </summary>
     /// <returns>Whether the message was settled.</returns>
     private async Task<bool> SettleClaimedAsync(MessageContext context, Settlement settlement, string? reason = null)
+    {
+        try
+        {
+            return await SettleWithRetriesAsync(context, settlement, reason);
+        }
+        finally
+        {
+            context.EndSettlement();
+        }
+    }
+
+    private async Task<bool> SettleWithRetriesAsync(MessageContext context, Settlement settlement, string? reason)
     {
         var operation = settlement switch
         {
@@ -61,18 +77,32 @@ public sealed partial class MessagePump
             Settlement.Abandon => "abandon",
             _ => "dead-letter",
         };
+        var abort = context.SettleAbortToken;
         while (true)
         {
+            Exception transient;
             try
             {
                 await (settlement switch
                 {
-                    Settlement.Complete => context.Message.CompleteAsync(),
-                    Settlement.Abandon => context.Message.AbandonAsync(),
-                    _ => context.Message.DeadLetterAsync(reason!),
+                    Settlement.Complete => context.Message.CompleteAsync(abort),
+                    Settlement.Abandon => context.Message.AbandonAsync(abort),
+                    _ => context.Message.DeadLetterAsync(reason!, abort),
                 });
+                if (context.LeaseState == MessageLeaseState.Lost)
+                {
+                    // Answered after the stop path had given up on it at the lock's expiry and counted the lease lost.
+                    return false;
+                }
+
                 CountSettled(context, settlement, reason);
                 return true;
+            }
+            catch (OperationCanceledException ex) when (abort.IsCancellationRequested)
+            {
+                // The lock expired while the call was unanswered: the broker holds nothing for this delivery any more.
+                OnLeaseLost(context, ex, operation, byLeaseKeeper: false);
+                return false;
             }
             catch (LeaseLostException ex)
             {
@@ -81,11 +111,7 @@ public sealed partial class MessagePump
             }
             catch (TransientTransportException ex)
             {
-                if (!await RetryDelayAsync(context, ex, operation, CancellationToken.None))
-                {
-                    OnLeaseLost(context, ex, operation, byLeaseKeeper: false);
-                    return false;
-                }
+                transient = ex;
             }
             catch (Exception ex)
             {
@@ -93,6 +119,25 @@ public sealed partial class MessagePump
                 MessagePumpLog.SettleFailed(_logger, ex, Name, operation, context.Message.MessageId);
                 return false;
             }
+
+            if (!await SettleRetryDelayAsync(context, transient, operation, abort))
+            {
+                OnLeaseLost(context, transient, operation, byLeaseKeeper: false);
+                return false;
+            }
+        }
+    }
+
+    /// <summary>Waits before retrying a settle call; false when the lock has no time left or the settlement was aborted.</summary>
+    private async Task<bool> SettleRetryDelayAsync(MessageContext context, Exception failure, string operation, CancellationToken abort)
+    {
+        try
+        {
+            return await RetryDelayAsync(context, failure, operation, abort);
+        }
+        catch (OperationCanceledException) when (abort.IsCancellationRequested)
+        {
+            return false;
         }
     }
 
@@ -135,16 +180,23 @@ public sealed partial class MessagePump
         MessagePumpMetrics.ProcessDuration.Record(TimeProvider.GetElapsedTime(start).TotalSeconds, tags);
     }
 
-    /// <summary>Stops the lease keeper, frees the slot and wakes the receive loop.</summary>
+    /// <summary>
+    /// Stops the lease keeper, frees the slot and wakes the receive loop. Called once the message is settled (by the
+    /// handler's path, or by the stop path for a handler still running); only the first call counts.
+    /// </summary>
     private void Finish(MessageContext context)
     {
         context.Finish();
+        bool removed;
         lock (_gate)
         {
-            _inFlight.Remove(context);
+            removed = _inFlight.Remove(context);
             SignalCapacityLocked();
         }
 
-        MessagePumpMetrics.InFlight.Add(-1, MessagePumpMetrics.Tags(Name));
+        if (removed)
+        {
+            MessagePumpMetrics.InFlight.Add(-1, MessagePumpMetrics.Tags(Name));
+        }
     }
 }

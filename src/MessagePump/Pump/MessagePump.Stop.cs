@@ -36,21 +36,21 @@ public sealed partial class MessagePump
         }
 
         MessagePumpLog.Stopping(_logger, Name, inFlight.Length, _options.ShutdownTimeout);
-        var finished = Task.WhenAll(inFlight.Select(m => m.Finished));
+        var finished = LaneTasks.WhenAll(inFlight.Select(m => m.Finished));
         if (!finished.IsCompleted && _options.ShutdownTimeout != TimeSpan.Zero)
         {
             using var timeout = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
             var wait = _options.ShutdownTimeout == Timeout.InfiniteTimeSpan
                 ? Task.Delay(Timeout.InfiniteTimeSpan, timeout.Token)
                 : Task.Delay(_options.ShutdownTimeout, TimeProvider, timeout.Token);
-            await Task.WhenAny(finished, wait);
+            await LaneTasks.WhenEither(finished, wait);
             timeout.Cancel();
         }
 
         if (!finished.IsCompleted)
         {
-            var abandons = inFlight.Where(m => !m.Finished.IsCompleted).Select(m => LeaseLane.Run(() => AbandonAtStopAsync(m)));
-            await Task.WhenAll(abandons.ToArray());
+            var settlements = inFlight.Where(m => !m.Finished.IsCompleted).Select(m => LeaseLane.Run(() => SettleAtStopAsync(m)));
+            await LaneTasks.WhenAll(settlements.ToArray());
         }
 
         lock (_gate)
@@ -62,50 +62,70 @@ public sealed partial class MessagePump
         MessagePumpLog.Stopped(_logger, Name, s.Received, s.Completed, s.Abandoned, s.DeadLettered, s.LeasesLost);
     }
 
-    private async Task AbandonAtStopAsync(MessageContext context)
+    /// <summary>
+    /// Ends one message that did not finish within the shutdown wait: renewals stop, then the message is abandoned
+    /// (its handler is canceled) or, when a settlement is already under way (a slow or retrying complete, a
+    /// dead-letter), that settlement is waited for. Either is bounded by the lock's expiry: a settlement still
+    /// unanswered then is aborted, reported (log event 32, <see cref="MessagePumpStatistics.UnsettledAtStop"/>) and
+    /// counted as a lost lease, since the broker holds nothing for the message any more. Returns with the message out
+    /// of the pump's books, even when its handler ignores its token and is still running.
+    /// </summary>
+    private async Task SettleAtStopAsync(MessageContext context)
     {
-        if (!context.TryClaim())
+        context.StopRenewing();
+        var settlement = context.TryClaim() ? AbandonAtStopAsync(context) : context.SettleEnded;
+        while (!settlement.IsCompleted)
         {
-            // The handler's settlement is under way (a slow or retrying complete), or the lease is already lost.
-            await WaitForSettlementAtStopAsync(context);
-            return;
+            // Read the lock each time: a renewal that was already under way when renewals stopped may have moved it.
+            var untilExpiry = context.Message.LockedUntil - TimeProvider.GetUtcNow();
+            if (untilExpiry <= TimeSpan.Zero)
+            {
+                await GiveUpAtExpiryAsync(context, settlement);
+                break;
+            }
+
+            using var expiry = new CancellationTokenSource();
+            await LaneTasks.WhenEither(settlement, Task.Delay(untilExpiry, TimeProvider, expiry.Token));
+
+            // Cancel synchronously: CancelAsync completes on the thread pool, and while its continuation travels back
+            // a virtual clock would jump ahead to the next timer.
+            expiry.Cancel();
         }
 
+        Finish(context);
+    }
+
+    /// <summary>
+    /// The lock expired with renewals stopped and the settlement still unanswered: the broker holds nothing for this
+    /// delivery any more. Reports it, aborts the settle call (a call that honours its token ends at once and counts its
+    /// own outcome), and after <see cref="MessagePumpOptions.TransientRetryDelay"/> counts the lease lost itself for a
+    /// call that ignores its token; a late answer to that call changes no count.
+    /// </summary>
+    private async Task GiveUpAtExpiryAsync(MessageContext context, Task settlement)
+    {
+        Interlocked.Increment(ref _unsettledAtStop);
+        MessagePumpLog.UnsettledAtStop(_logger, Name, context.Message.MessageId, context.Message.LockedUntil);
+        context.AbortSettlement();
+        if (!settlement.IsCompleted)
+        {
+            using var grace = new CancellationTokenSource();
+            await LaneTasks.WhenEither(settlement, Task.Delay(_options.TransientRetryDelay, TimeProvider, grace.Token));
+            grace.Cancel();
+        }
+
+        if (!settlement.IsCompleted)
+        {
+            OnLeaseLost(context, null, "settle", byLeaseKeeper: false);
+        }
+    }
+
+    private async Task AbandonAtStopAsync(MessageContext context)
+    {
         MessagePumpLog.AbandoningAtStop(_logger, Name, context.Message.MessageId);
         context.CancelHandler();
         if (await SettleClaimedAsync(context, Settlement.Abandon))
         {
             Interlocked.Increment(ref _abandonedAtStop);
-        }
-
-        // The handler may ignore its token: stop renewing now, the lock is released.
-        context.Finish();
-    }
-
-    /// <summary>
-    /// Waits for a settlement that another path claimed, at most until the message's lock expires: after that the
-    /// broker holds nothing for it whatever the settlement does. A settlement still unfinished then is reported.
-    /// </summary>
-    private async Task WaitForSettlementAtStopAsync(MessageContext context)
-    {
-        if (context.LeaseState == MessageLeaseState.Lost || context.Finished.IsCompleted)
-        {
-            return;
-        }
-
-        var untilExpiry = context.Message.LockedUntil - TimeProvider.GetUtcNow();
-        if (untilExpiry > TimeSpan.Zero)
-        {
-            using var expiry = new CancellationTokenSource();
-            var lockExpired = Task.Delay(untilExpiry, TimeProvider, expiry.Token);
-            await Task.WhenAny(context.Finished, lockExpired);
-            await expiry.CancelAsync();
-        }
-
-        if (!context.Finished.IsCompleted)
-        {
-            Interlocked.Increment(ref _unsettledAtStop);
-            MessagePumpLog.UnsettledAtStop(_logger, Name, context.Message.MessageId, context.Message.LockedUntil);
         }
     }
 }

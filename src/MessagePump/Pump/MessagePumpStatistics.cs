@@ -20,15 +20,20 @@ public sealed record MessagePumpStatistics
     public long AbandonedAtStop { get; init; }
 
     /// <summary>
-    /// Gets how many messages <see cref="MessagePump.StopAsync"/> could not see settled: their settlement was still
-    /// under way when their lock expired. The broker holds no lock for them; it will deliver them again.
+    /// Gets how many messages <see cref="MessagePump.StopAsync"/> could not see settled: renewals had stopped and their
+    /// settlement (the handler's complete, a dead-letter, or the stop path's own abandon) was still unanswered when
+    /// their lock expired. Each is also counted in <see cref="LeasesLost"/>; the broker holds no lock for them and will
+    /// deliver them again.
     /// </summary>
     public long UnsettledAtStop { get; init; }
 
     /// <summary>Gets how many messages handlers dead-lettered.</summary>
     public long DeadLettered { get; init; }
 
-    /// <summary>Gets how many leases were lost (renewal or settlement found the lock gone, or retries ran out of lock time).</summary>
+    /// <summary>
+    /// Gets how many leases were lost (renewal or settlement found the lock gone, retries ran out of lock time, or a
+    /// settlement was still unanswered at its lock's expiry during <see cref="MessagePump.StopAsync"/>).
+    /// </summary>
     public long LeasesLost { get; init; }
 
     /// <summary>Gets how many settle calls failed with an error that is neither transient nor a lost lease.</summary>
@@ -43,7 +48,10 @@ public sealed record MessagePumpStatistics
     /// <summary>Gets how many renew or settle calls failed transiently and were retried.</summary>
     public long TransientRetries { get; init; }
 
-    /// <summary>Gets how many messages are in flight now.</summary>
+    /// <summary>
+    /// Gets how many messages are in flight now: received and not yet settled or given up. Zero once
+    /// <see cref="MessagePump.StopAsync"/> has returned, even while a handler that ignores its token still runs.
+    /// </summary>
     public int InFlight { get; init; }
 
     /// <summary>Gets the largest number of messages that were in flight at once.</summary>

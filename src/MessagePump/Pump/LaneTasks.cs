@@ -1,0 +1,42 @@
+namespace PriorityAsync.Messaging;
+
+/// <summary>
+/// <c>WhenAny</c>/<c>WhenAll</c> for the pump's lanes. <see cref="Task.WhenAny(Task[])"/> and
+/// <see cref="Task.WhenAll(Task[])"/> complete through the thread pool when a task they watch was created with
+/// <see cref="TaskCreationOptions.RunContinuationsAsynchronously"/>; on a <see cref="VirtualTimeProvider"/> the clock
+/// jumps to its next timer while that hop is under way. These helpers complete through <c>await</c> continuations
+/// instead, which the runtime posts to the current lane.
+/// </summary>
+internal static class LaneTasks
+{
+    private const ConfigureAwaitOptions InLane = ConfigureAwaitOptions.SuppressThrowing | ConfigureAwaitOptions.ContinueOnCapturedContext;
+
+    /// <summary>Completes when <paramref name="first"/> or <paramref name="second"/> completes; never faults.</summary>
+    public static Task WhenEither(Task first, Task second)
+    {
+        if (first.IsCompleted || second.IsCompleted)
+        {
+            return Task.CompletedTask;
+        }
+
+        var either = new TaskCompletionSource();
+        _ = ForwardAsync(first, either);
+        _ = ForwardAsync(second, either);
+        return either.Task;
+    }
+
+    /// <summary>Completes when every task has completed; never faults.</summary>
+    public static async Task WhenAll(IEnumerable<Task> tasks)
+    {
+        foreach (var task in tasks)
+        {
+            await task.ConfigureAwait(InLane);
+        }
+    }
+
+    private static async Task ForwardAsync(Task task, TaskCompletionSource either)
+    {
+        await task.ConfigureAwait(InLane);
+        either.TrySetResult();
+    }
+}
