@@ -1,3 +1,4 @@
+using Microsoft.Extensions.Logging;
 using PriorityAsync.Messaging;
 
 namespace PriorityAsync.Reliability.Tests.Swarm;
@@ -14,7 +15,8 @@ internal static class SwarmScenario
     private const byte Flaky = 2;
     private static readonly TimeSpan DrainLimit = TimeSpan.FromHours(6);
 
-    public static SwarmOutcome Run(int seed)
+    /// <summary>Runs seed <paramref name="seed"/>; <paramref name="logger"/> (optional) receives both pumps' events, in order.</summary>
+    public static SwarmOutcome Run(int seed, ILogger? logger = null)
     {
         var p = SwarmParameters.From(seed);
         var clock = new VirtualTimeProvider();
@@ -45,7 +47,7 @@ internal static class SwarmScenario
             async () =>
             {
                 var scheduler = PriorityScheduler.Current!;
-                var first = new MessagePump(queue, (c, t) => HandleAsync(c, t, p, clock), scheduler, PumpOptions(p, p.ShutdownTimeout));
+                var first = new MessagePump(queue, (c, t) => HandleAsync(c, t, p, clock), scheduler, PumpOptions(p, p.ShutdownTimeout), logger);
                 await first.StartAsync();
                 await Task.Delay(p.StopAfter, scheduler.TimeProvider);
                 await first.StopAsync();
@@ -56,7 +58,7 @@ internal static class SwarmScenario
                 await Task.Delay(TimeSpan.FromSeconds(1), scheduler.TimeProvider);
                 stopped = first.GetStatistics();
 
-                var second = new MessagePump(queue, (c, t) => HandleAsync(c, t, p, clock), scheduler, PumpOptions(p, TimeSpan.FromMinutes(10)));
+                var second = new MessagePump(queue, (c, t) => HandleAsync(c, t, p, clock), scheduler, PumpOptions(p, TimeSpan.FromMinutes(10)), logger);
                 await second.StartAsync();
                 var deadline = clock.GetUtcNow() + DrainLimit;
                 while (!IsDrained(queue.GetStatistics()) && clock.GetUtcNow() < deadline)
@@ -67,7 +69,7 @@ internal static class SwarmScenario
                 await second.StopAsync();
                 drain = second.GetStatistics();
             },
-            new PrioritySchedulerOptions { TimeProvider = clock });
+            new PrioritySchedulerOptions { TimeProvider = clock, Name = $"swarm-{seed}" });
 
         var atEnd = queue.GetStatistics();
         var invariants = new SwarmInvariants();
