@@ -31,6 +31,10 @@ internal sealed class SwarmInvariants
             $"{when}: a delivery has no outcome in the pump's books ({pump})");
     }
 
+    /// <summary>A stopped pump's books are final the moment StopAsync returns: handlers that return later change nothing.</summary>
+    public void Unchanged(string when, MessagePumpStatistics atReturn, MessagePumpStatistics later) =>
+        Check(atReturn == later, $"{when}: the stopped pump's books changed ({atReturn} became {later})");
+
     /// <summary>The pumps that used the broker, added up, agree with it.</summary>
     public void BooksAgree(string when, InMemoryQueueStatistics broker, params MessagePumpStatistics[] pumps)
     {

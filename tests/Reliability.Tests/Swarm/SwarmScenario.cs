@@ -41,6 +41,7 @@ internal static class SwarmScenario
         }
 
         MessagePumpStatistics? stopped = null;
+        MessagePumpStatistics? afterStop = null;
         MessagePumpStatistics? drain = null;
         InMemoryQueueStatistics? atStop = null;
         PriorityAsyncContext.Run(
@@ -52,11 +53,11 @@ internal static class SwarmScenario
                 await Task.Delay(p.StopAfter, scheduler.TimeProvider);
                 await first.StopAsync();
                 atStop = queue.GetStatistics(); // no lock may be left the moment StopAsync returns
+                stopped = first.GetStatistics(); // and the pump's books are final then
 
-                // Handlers canceled at the stop return on their next turn (they honour their token); then the pump's
-                // books are final.
+                // Handlers canceled at the stop return on their next turn (they honour their token): nothing changes.
                 await Task.Delay(TimeSpan.FromSeconds(1), scheduler.TimeProvider);
-                stopped = first.GetStatistics();
+                afterStop = first.GetStatistics();
 
                 var second = new MessagePump(queue, (c, t) => HandleAsync(c, t, p, clock), scheduler, PumpOptions(p, TimeSpan.FromMinutes(10)), logger);
                 await second.StartAsync();
@@ -76,6 +77,7 @@ internal static class SwarmScenario
         invariants.Broker("stop", atStop!);
         invariants.StoppedPump("stop", stopped!, atStop!);
         invariants.BooksAgree("stop", atStop!, stopped!);
+        invariants.Unchanged("a second after the stop", stopped!, afterStop!);
         invariants.Broker("end", atEnd);
         invariants.StoppedPump("end", drain!, atEnd);
         invariants.BooksAgree("end", atEnd, stopped!, drain!);
