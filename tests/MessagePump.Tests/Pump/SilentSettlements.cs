@@ -1,11 +1,12 @@
 namespace PriorityAsync.Messaging.Tests.Pump;
 
 /// <summary>
-/// A source over an <see cref="InMemoryQueue"/> whose complete or abandon calls never answer (a broker that went
-/// silent mid-call). Receives and renewals pass through. A silent call ends only on its token, and only when
-/// <paramref name="honourToken"/> is set; otherwise it never ends at all.
+/// A source over an <see cref="InMemoryQueue"/> whose settle calls may never answer (a broker that went silent
+/// mid-call): <paramref name="silence"/> decides per call, given <c>complete</c>, <c>abandon</c> or <c>dead-letter</c>.
+/// Receives and renewals pass through. A silent call ends only on its token, and only when
+/// <paramref name="honourToken"/> is set; otherwise it never ends at all. Also linked into Reliability.Tests.
 /// </summary>
-internal sealed class SilentSettlements(InMemoryQueue inner, bool silentComplete, bool silentAbandon, bool honourToken) : IMessageSource
+internal sealed class SilentSettlements(InMemoryQueue inner, Func<string, bool> silence, bool honourToken) : IMessageSource
 {
     private int _silentCalls;
 
@@ -17,14 +18,13 @@ internal sealed class SilentSettlements(InMemoryQueue inner, bool silentComplete
     public async Task<ILeasedMessage?> ReceiveAsync(CancellationToken cancellationToken = default) =>
         await inner.ReceiveAsync(cancellationToken) is { } message ? new Message(message, this) : null;
 
-    private Task Complete(ILeasedMessage message, CancellationToken cancellationToken) =>
-        silentComplete ? Silence(cancellationToken) : message.CompleteAsync(cancellationToken);
-
-    private Task Abandon(ILeasedMessage message, CancellationToken cancellationToken) =>
-        silentAbandon ? Silence(cancellationToken) : message.AbandonAsync(cancellationToken);
-
-    private Task Silence(CancellationToken cancellationToken)
+    private Task Settle(string operation, Func<Task> call, CancellationToken cancellationToken)
     {
+        if (!silence(operation))
+        {
+            return call();
+        }
+
         Interlocked.Increment(ref _silentCalls);
         return honourToken ? Task.Delay(Timeout.InfiniteTimeSpan, cancellationToken) : new TaskCompletionSource().Task;
     }
@@ -41,10 +41,13 @@ internal sealed class SilentSettlements(InMemoryQueue inner, bool silentComplete
 
         public Task<DateTimeOffset> RenewLockAsync(CancellationToken cancellationToken = default) => inner.RenewLockAsync(cancellationToken);
 
-        public Task CompleteAsync(CancellationToken cancellationToken = default) => source.Complete(inner, cancellationToken);
+        public Task CompleteAsync(CancellationToken cancellationToken = default) =>
+            source.Settle("complete", () => inner.CompleteAsync(cancellationToken), cancellationToken);
 
-        public Task AbandonAsync(CancellationToken cancellationToken = default) => source.Abandon(inner, cancellationToken);
+        public Task AbandonAsync(CancellationToken cancellationToken = default) =>
+            source.Settle("abandon", () => inner.AbandonAsync(cancellationToken), cancellationToken);
 
-        public Task DeadLetterAsync(string reason, CancellationToken cancellationToken = default) => inner.DeadLetterAsync(reason, cancellationToken);
+        public Task DeadLetterAsync(string reason, CancellationToken cancellationToken = default) =>
+            source.Settle("dead-letter", () => inner.DeadLetterAsync(reason, cancellationToken), cancellationToken);
     }
 }

@@ -19,8 +19,7 @@ public class StopWithSilentBrokerTests(ITestOutputHelper output)
     public void Stop_WhileTheHandlersCompleteGoesUnanswered_ReturnsWithinTheBound_AndNothingStaysLocked(bool honourToken)
     {
         var result = Run(
-            silentComplete: true,
-            silentAbandon: false,
+            silent: "complete",
             honourToken,
             handler: (context, token) => Task.Delay(TimeSpan.FromSeconds(1), context.TimeProvider, token));
 
@@ -40,8 +39,7 @@ public class StopWithSilentBrokerTests(ITestOutputHelper output)
     public void Stop_WhenItsOwnAbandonGoesUnanswered_ReturnsWithinTheBound_AndReportsIt(bool honourToken)
     {
         var result = Run(
-            silentComplete: false,
-            silentAbandon: true,
+            silent: "abandon",
             honourToken,
             handler: (context, token) => Task.Delay(TimeSpan.FromMinutes(5), context.TimeProvider, token));
 
@@ -55,12 +53,12 @@ public class StopWithSilentBrokerTests(ITestOutputHelper output)
         result.Logger.Entries.Count(e => e.EventId.Id == 32).Should().Be(1, result.Logger.ToString());
     }
 
-    private StopResult Run(bool silentComplete, bool silentAbandon, bool honourToken, Func<MessageContext, CancellationToken, Task> handler)
+    private StopResult Run(string silent, bool honourToken, Func<MessageContext, CancellationToken, Task> handler)
     {
         var clock = new VirtualTimeProvider();
         var queue = new InMemoryLeaseBroker(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = LockDuration });
         queue.Send(new byte[] { 1 }, "m1");
-        var source = new SilentSettlements(queue, silentComplete, silentAbandon, honourToken);
+        var source = new SilentSettlements(queue, operation => operation == silent, honourToken);
         var logger = new ListLogger();
         var result = new StopResult(logger);
         VirtualRun.Run(clock, async scheduler =>
