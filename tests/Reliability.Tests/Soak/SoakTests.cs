@@ -8,6 +8,7 @@ namespace PriorityAsync.Reliability.Tests.Soak;
 /// A long run on virtual time: a million messages (100 000 in the fast set) through one pump on one thread, the queue
 /// topped up as it drains, with the managed heap measured at checkpoints: it must stay flat.
 /// </summary>
+[Collection(HeapMeasurementCollection.Name)]
 public class SoakTests(ITestOutputHelper output)
 {
     private const int Batch = 1_000;
