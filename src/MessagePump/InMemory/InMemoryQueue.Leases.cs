@@ -8,6 +8,29 @@ public sealed partial class InMemoryQueue
     internal Task CompleteAsync(Guid lockToken, CancellationToken cancellationToken) =>
         AfterLatency(static a => a.Queue.Complete(a.LockToken), (Queue: this, LockToken: lockToken), cancellationToken);
 
+    /// <summary>
+    /// Completes every message of <paramref name="messages"/> in one call: one latency for the whole batch, and an
+    /// injected transient fault fails the whole call (nothing completed).
+    /// </summary>
+    /// <param name="messages">Messages received from this queue; at least one.</param>
+    /// <param name="cancellationToken">Cancels the call.</param>
+    /// <returns>One entry per message, in order: <see langword="null"/> when completed, else its <see cref="LeaseLostException"/>.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="messages"/> or one of its items is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="messages"/> is empty or holds a message of another queue.</exception>
+    public Task<IReadOnlyList<Exception?>> CompleteBatchAsync(IReadOnlyList<ILeasedMessage> messages, CancellationToken cancellationToken = default)
+    {
+        MessageSourceDefaults.ThrowIfInvalidBatch(messages);
+        var tokens = new Guid[messages.Count];
+        for (var i = 0; i < tokens.Length; i++)
+        {
+            tokens[i] = messages[i] is InMemoryMessage own && own.Queue == this
+                ? own.LockToken
+                : throw new ArgumentException($"The message at index {i} ({messages[i]}) was not received from {this}.", nameof(messages));
+        }
+
+        return AfterLatency(static a => a.Queue.CompleteMany(a.Tokens), (Queue: this, Tokens: tokens), cancellationToken);
+    }
+
     internal Task AbandonAsync(Guid lockToken, CancellationToken cancellationToken) =>
         AfterLatency(static a => a.Queue.Abandon(a.LockToken), (Queue: this, LockToken: lockToken), cancellationToken);
 
@@ -32,12 +55,40 @@ public sealed partial class InMemoryQueue
         lock (_gate)
         {
             ThrowIfInjectedFault(_options.CompleteFailureRate, "complete");
-            var entry = TakeValidLockLocked(lockToken, "complete");
-            _locked.Remove(lockToken);
-            entry.LockToken = Guid.Empty;
-            _completed++;
+            CompleteLocked(TakeValidLockLocked(lockToken, "complete"));
             return true;
         }
+    }
+
+    private IReadOnlyList<Exception?> CompleteMany(Guid[] lockTokens)
+    {
+        lock (_gate)
+        {
+            ThrowIfInjectedFault(_options.CompleteFailureRate, "complete");
+            ExpireLocksLocked(TimeProvider.GetUtcNow());
+            var outcomes = new Exception?[lockTokens.Length];
+            for (var i = 0; i < lockTokens.Length; i++)
+            {
+                if (_locked.TryGetValue(lockTokens[i], out var entry))
+                {
+                    CompleteLocked(entry);
+                }
+                else
+                {
+                    _leaseLostErrors++;
+                    outcomes[i] = LockLost(lockTokens[i], "complete");
+                }
+            }
+
+            return outcomes;
+        }
+    }
+
+    private void CompleteLocked(Entry entry)
+    {
+        _locked.Remove(entry.LockToken);
+        entry.LockToken = Guid.Empty;
+        _completed++;
     }
 
     private bool Abandon(Guid lockToken)
@@ -73,8 +124,11 @@ public sealed partial class InMemoryQueue
         }
 
         _leaseLostErrors++;
-        throw new LeaseLostException($"Cannot {operation} on {this}: the lock {lockToken} expired or the message was already settled.");
+        throw LockLost(lockToken, operation);
     }
+
+    private LeaseLostException LockLost(Guid lockToken, string operation) =>
+        new($"Cannot {operation} on {this}: the lock {lockToken} expired or the message was already settled.");
 
     private void ThrowIfInjectedFault(double rate, string operation)
     {

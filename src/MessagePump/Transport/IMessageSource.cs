@@ -5,9 +5,16 @@ namespace PriorityAsync.Messaging;
 /// message before the lease runs out, or renew it.
 /// </summary>
 /// <remarks>
+/// <para>
 /// A broker adapter is one class of glue: <see cref="ReceiveAsync"/> maps to a single-message receive, and each
 /// <see cref="ILeasedMessage"/> maps its settlement calls onto the broker's. See <c>docs/message-pump.md</c> for the
 /// Azure Service Bus mapping.
+/// </para>
+/// <para>
+/// A broker that can receive or complete many messages in one round trip overrides <see cref="ReceiveBatchAsync"/>
+/// and <see cref="CompleteBatchAsync"/>; their default implementations use the single-message calls, so an adapter
+/// that has only those works unchanged.
+/// </para>
 /// </remarks>
 public interface IMessageSource
 {
@@ -21,4 +28,43 @@ public interface IMessageSource
     /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled.</exception>
     /// <exception cref="TransientTransportException">The broker failed in a way worth retrying.</exception>
     Task<ILeasedMessage?> ReceiveAsync(CancellationToken cancellationToken = default);
+
+    /// <summary>Receives up to <paramref name="maxMessages"/> messages in one call and locks them for the caller.</summary>
+    /// <param name="maxMessages">The most messages to return; at least 1.</param>
+    /// <param name="cancellationToken">Cancels the receive.</param>
+    /// <returns>
+    /// The locked messages, oldest first: at most <paramref name="maxMessages"/>, none when the queue has no visible
+    /// message. The default implementation makes one <see cref="ReceiveAsync"/> call and returns its message, if any.
+    /// </returns>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="maxMessages"/> is zero or negative.</exception>
+    /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled.</exception>
+    /// <exception cref="TransientTransportException">The broker failed in a way worth retrying.</exception>
+    Task<IReadOnlyList<ILeasedMessage>> ReceiveBatchAsync(int maxMessages, CancellationToken cancellationToken = default)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(maxMessages);
+        return MessageSourceDefaults.ReceiveOneAsync(this, cancellationToken);
+    }
+
+    /// <summary>Completes (removes) every message of <paramref name="messages"/>, in one call where the broker can.</summary>
+    /// <param name="messages">Messages received from this source, each still locked by the caller; at least one.</param>
+    /// <param name="cancellationToken">Cancels the call.</param>
+    /// <returns>
+    /// One entry per message, in the same order: <see langword="null"/> when the message was completed, otherwise the
+    /// exception of its own failure — <see cref="LeaseLostException"/> when its lease had expired or it was already
+    /// settled, <see cref="TransientTransportException"/> when completing it alone is worth retrying,
+    /// <see cref="OperationCanceledException"/> when <paramref name="cancellationToken"/> stopped its call. The default
+    /// implementation issues every message's <see cref="ILeasedMessage.CompleteAsync"/> at once and collects the
+    /// outcomes.
+    /// </returns>
+    /// <exception cref="ArgumentNullException"><paramref name="messages"/> or one of its items is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="messages"/> is empty.</exception>
+    /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled.</exception>
+    /// <exception cref="TransientTransportException">
+    /// The whole call failed in a way worth retrying: no message of the batch was completed by it.
+    /// </exception>
+    Task<IReadOnlyList<Exception?>> CompleteBatchAsync(IReadOnlyList<ILeasedMessage> messages, CancellationToken cancellationToken = default)
+    {
+        MessageSourceDefaults.ThrowIfInvalidBatch(messages);
+        return MessageSourceDefaults.CompleteEachAsync(messages, cancellationToken);
+    }
 }
