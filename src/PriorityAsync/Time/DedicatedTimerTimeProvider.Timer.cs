@@ -8,7 +8,7 @@ internal sealed partial class DedicatedTimerTimeProvider
     /// One timer of the dedicated timer thread; stale heap entries are skipped lazily. After the provider's disposal it
     /// delegates to a system timer.
     /// </summary>
-    private sealed class Timer : ITimer
+    private sealed class Timer : ITimer, IHeapTimer
     {
         private readonly DedicatedTimerTimeProvider _owner;
         private readonly TimerCallback _callback;
@@ -49,6 +49,7 @@ internal sealed partial class DedicatedTimerTimeProvider
 
                 _period = period;
                 _periodTimestamp = period == Timeout.InfiniteTimeSpan || period == TimeSpan.Zero ? 0 : ToTimestamp(period);
+                DisarmLocked();
                 _armedSequence = dueTime == Timeout.InfiniteTimeSpan
                     ? 0
                     : _owner.ArmLocked(this, SaturatingAdd(Stopwatch.GetTimestamp(), ToTimestamp(dueTime)));
@@ -121,9 +122,19 @@ internal sealed partial class DedicatedTimerTimeProvider
         {
             lock (_owner._gate)
             {
+                DisarmLocked();
                 _disposed = true;
-                _armedSequence = 0;
                 _systemTimer?.Dispose();
+            }
+        }
+
+        /// <summary>Marks this timer's heap entry, if any, stale. Call under the owner's lock.</summary>
+        private void DisarmLocked()
+        {
+            if (_armedSequence != 0)
+            {
+                _armedSequence = 0;
+                _owner._timers.OnDisarmed();
             }
         }
 

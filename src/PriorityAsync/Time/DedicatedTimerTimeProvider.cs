@@ -19,9 +19,8 @@ internal sealed partial class DedicatedTimerTimeProvider : TimeProvider, IDispos
     private static readonly TimeSpan MaximumWait = TimeSpan.FromHours(1);
 
     private readonly object _gate = new();
-    private readonly PriorityQueue<Timer, (long Due, long Sequence)> _timers = new();
+    private readonly TimerHeap<Timer> _timers = new();
     private readonly Thread _thread;
-    private long _sequence;
     private bool _disposed;
 
     public DedicatedTimerTimeProvider(string name)
@@ -52,12 +51,9 @@ internal sealed partial class DedicatedTimerTimeProvider : TimeProvider, IDispos
         {
             _disposed = true;
             Monitor.PulseAll(_gate);
-            while (_timers.TryDequeue(out var timer, out var priority))
+            foreach (var (timer, due) in _timers.TakeAllArmed())
             {
-                if (timer.IsArmedFor(priority.Sequence))
-                {
-                    timer.MoveToSystemTimerLocked(priority.Due);
-                }
+                timer.MoveToSystemTimerLocked(due);
             }
         }
 
@@ -67,11 +63,11 @@ internal sealed partial class DedicatedTimerTimeProvider : TimeProvider, IDispos
         }
     }
 
+    /// <summary>Arms <paramref name="timer"/> for <paramref name="due"/> and wakes the thread when it is now the earliest.</summary>
     private long ArmLocked(Timer timer, long due)
     {
-        var sequence = ++_sequence;
-        _timers.Enqueue(timer, (due, sequence));
-        if (_timers.TryPeek(out var first, out _) && ReferenceEquals(first, timer))
+        var sequence = _timers.Arm(timer, due);
+        if (_timers.IsFirst(timer))
         {
             Monitor.Pulse(_gate);
         }
@@ -93,7 +89,7 @@ internal sealed partial class DedicatedTimerTimeProvider : TimeProvider, IDispos
                         return;
                     }
 
-                    if (!TryPeekArmed(out timer!, out var due))
+                    if (!_timers.TryPeekArmed(out timer!, out var due))
                     {
                         Monitor.Wait(_gate);
                         continue;
@@ -106,7 +102,7 @@ internal sealed partial class DedicatedTimerTimeProvider : TimeProvider, IDispos
                         continue;
                     }
 
-                    _timers.Dequeue();
+                    _timers.RemoveFirst();
                     timer.OnDequeuedLocked(Stopwatch.GetTimestamp());
                     break;
                 }
@@ -114,22 +110,5 @@ internal sealed partial class DedicatedTimerTimeProvider : TimeProvider, IDispos
 
             timer.Fire();
         }
-    }
-
-    private bool TryPeekArmed(out Timer timer, out long due)
-    {
-        while (_timers.TryPeek(out timer!, out var priority))
-        {
-            if (timer.IsArmedFor(priority.Sequence))
-            {
-                due = priority.Due;
-                return true;
-            }
-
-            _timers.Dequeue();
-        }
-
-        due = 0;
-        return false;
     }
 }

@@ -3,7 +3,7 @@ namespace PriorityAsync;
 public sealed partial class VirtualTimeProvider
 {
     /// <summary>One timer of a <see cref="VirtualTimeProvider"/>; armed entries are lazily removed from the heap.</summary>
-    private sealed class Timer : ITimer
+    private sealed class Timer : ITimer, IHeapTimer
     {
         private readonly VirtualTimeProvider _owner;
         private readonly TimerCallback _callback;
@@ -34,6 +34,7 @@ public sealed partial class VirtualTimeProvider
                 }
 
                 _periodTicks = period == Timeout.InfiniteTimeSpan ? 0 : period.Ticks;
+                DisarmLocked();
                 _armedSequence = dueTime == Timeout.InfiniteTimeSpan
                     ? 0
                     : _owner.ArmLocked(this, dueTime.Ticks > long.MaxValue - _owner._nowTicks ? long.MaxValue : _owner._nowTicks + dueTime.Ticks);
@@ -53,8 +54,18 @@ public sealed partial class VirtualTimeProvider
         {
             lock (_owner._gate)
             {
+                DisarmLocked();
                 _disposed = true;
+            }
+        }
+
+        /// <summary>Marks this timer's heap entry, if any, stale. Call under the owner's lock.</summary>
+        private void DisarmLocked()
+        {
+            if (_armedSequence != 0)
+            {
                 _armedSequence = 0;
+                _owner._timers.OnDisarmed();
             }
         }
 

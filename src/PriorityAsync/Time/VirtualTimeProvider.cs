@@ -21,11 +21,10 @@ public sealed partial class VirtualTimeProvider : TimeProvider
     private static readonly DateTimeOffset DefaultStart = new(2000, 1, 1, 0, 0, 0, TimeSpan.Zero);
 
     private readonly object _gate = new();
-    private readonly PriorityQueue<Timer, (long Due, long Sequence)> _timers = new();
+    private readonly TimerHeap<Timer> _timers = new();
     private readonly DateTimeOffset _start;
     private readonly long _maxTicks;
     private long _nowTicks;
-    private long _sequence;
 
     /// <summary>Creates a virtual clock that starts at 2000-01-01T00:00:00Z.</summary>
     public VirtualTimeProvider()
@@ -59,16 +58,7 @@ public sealed partial class VirtualTimeProvider : TimeProvider
         {
             lock (_gate)
             {
-                var count = 0;
-                foreach (var (timer, priority) in _timers.UnorderedItems)
-                {
-                    if (timer.IsArmedFor(priority.Sequence))
-                    {
-                        count++;
-                    }
-                }
-
-                return count;
+                return _timers.CountArmed();
             }
         }
     }
@@ -80,7 +70,7 @@ public sealed partial class VirtualTimeProvider : TimeProvider
         {
             lock (_gate)
             {
-                return TryPeekArmed(out _, out var due) ? _start.AddTicks(due) : null;
+                return _timers.TryPeekArmed(out _, out var due) ? _start.AddTicks(due) : null;
             }
         }
     }
@@ -151,7 +141,7 @@ public sealed partial class VirtualTimeProvider : TimeProvider
         long due;
         lock (_gate)
         {
-            if (!TryPeekArmed(out _, out due))
+            if (!_timers.TryPeekArmed(out _, out due))
             {
                 return false;
             }
@@ -168,7 +158,7 @@ public sealed partial class VirtualTimeProvider : TimeProvider
             Timer timer;
             lock (_gate)
             {
-                if (!TryPeekArmed(out timer!, out var due) || due > target)
+                if (!_timers.TryPeekArmed(out timer!, out var due) || due > target)
                 {
                     if (target > _nowTicks)
                     {
@@ -178,7 +168,7 @@ public sealed partial class VirtualTimeProvider : TimeProvider
                     return;
                 }
 
-                _timers.Dequeue();
+                _timers.RemoveFirst();
                 if (due > _nowTicks)
                 {
                     Volatile.Write(ref _nowTicks, due);
@@ -191,23 +181,6 @@ public sealed partial class VirtualTimeProvider : TimeProvider
         }
     }
 
-    private bool TryPeekArmed(out Timer timer, out long due)
-    {
-        while (_timers.TryPeek(out timer!, out var priority))
-        {
-            if (timer.IsArmedFor(priority.Sequence))
-            {
-                due = priority.Due;
-                return true;
-            }
-
-            _timers.Dequeue();
-        }
-
-        due = 0;
-        return false;
-    }
-
     /// <summary>Arms <paramref name="timer"/> for <paramref name="due"/>; returns 0 (not armed) when the clock can never get there.</summary>
     private long ArmLocked(Timer timer, long due)
     {
@@ -216,8 +189,6 @@ public sealed partial class VirtualTimeProvider : TimeProvider
             return 0;
         }
 
-        var sequence = ++_sequence;
-        _timers.Enqueue(timer, (due, sequence));
-        return sequence;
+        return _timers.Arm(timer, due);
     }
 }
