@@ -49,4 +49,7 @@ internal static partial class MessagePumpLog
 
     [LoggerMessage(31, LogLevel.Error, "Message pump {Pump} failed to receive; retrying in {Delay}.")]
     public static partial void ReceiveFailed(ILogger logger, Exception exception, string pump, TimeSpan delay);
+
+    [LoggerMessage(33, LogLevel.Error, "Message pump {Pump}: the transport broke its contract; the messages it returned are processed.")]
+    public static partial void TransportContractBroken(ILogger logger, Exception exception, string pump);
 }

@@ -54,6 +54,9 @@ public sealed partial class InMemoryQueue : IMessageSource
     /// <inheritdoc />
     TimeSpan? IMessageSource.LockDuration => _options.LockDuration;
 
+    /// <inheritdoc />
+    bool IMessageSource.CompletesBatchesNatively => true;
+
     /// <summary>Adds a message to the back of the queue.</summary>
     /// <param name="body">The message's body.</param>
     /// <param name="messageId">The message's identifier; <see langword="null"/> for a generated one.</param>

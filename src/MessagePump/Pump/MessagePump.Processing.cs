@@ -61,11 +61,48 @@ public sealed partial class MessagePump
     {
         try
         {
+            if (settlement == Settlement.Complete && _completions is { } batcher)
+            {
+                var outcome = await batcher.CompleteAsync(context);
+                if (SettledInBatch(context, outcome) is { } settled)
+                {
+                    return settled;
+                }
+
+                // The batch call failed for this message as a whole (a transient failure, a broken transport): retry it
+                // alone, under the single call's retry rule.
+                if (outcome is TransientTransportException transient
+                    && !await SettleRetryDelayAsync(context, transient, "complete", context.SettleAbortToken))
+                {
+                    OnLeaseLost(context, transient, "complete", byLeaseKeeper: false);
+                    return false;
+                }
+            }
+
             return await SettleWithRetriesAsync(context, settlement, reason);
         }
         finally
         {
             context.EndSettlement();
+        }
+    }
+
+    /// <summary>Applies a batch outcome: whether the message was completed, or <see langword="null"/> to retry it alone.</summary>
+    private bool? SettledInBatch(MessageContext context, Exception? outcome)
+    {
+        switch (outcome)
+        {
+            case null when context.LeaseState == MessageLeaseState.Lost:
+                return false; // answered after the stop path had given up on it at the lock's expiry
+            case null:
+                CountSettled(context, Settlement.Complete, reason: null);
+                return true;
+            case OperationCanceledException when context.SettleAbortToken.IsCancellationRequested:
+            case LeaseLostException:
+                OnLeaseLost(context, outcome, "complete", byLeaseKeeper: false);
+                return false;
+            default:
+                return null;
         }
     }
 

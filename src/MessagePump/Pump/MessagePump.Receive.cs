@@ -4,7 +4,10 @@ namespace PriorityAsync.Messaging;
 
 public sealed partial class MessagePump
 {
-    /// <summary>Receives while running, in the receive lane, only when there is spare capacity.</summary>
+    /// <summary>
+    /// Receives while running, in the receive lane, only when there is spare capacity; each receive asks for as many
+    /// messages as <see cref="ReceiveAdmission"/> allows within the free in-flight slots.
+    /// </summary>
     private async Task ReceiveLoopAsync(CancellationToken stop)
     {
         while (!stop.IsCancellationRequested)
@@ -22,10 +25,12 @@ public sealed partial class MessagePump
                 continue;
             }
 
-            ILeasedMessage? message;
+            var asked = _admission.NextAsk(FreeSlots());
+            var sent = TimeProvider.GetTimestamp();
+            ReceiveAnswer answer;
             try
             {
-                message = await ReceiveAndKeepAsync(stop);
+                answer = await ReceiveAndKeepAsync(asked, stop);
             }
             catch (OperationCanceledException) when (stop.IsCancellationRequested)
             {
@@ -38,7 +43,12 @@ public sealed partial class MessagePump
                 continue;
             }
 
-            if (message is null)
+            _admission.Observe(
+                asked,
+                answer.Received,
+                TimeProvider.GetElapsedTime(sent, answer.AnsweredAt),
+                TimeProvider.GetElapsedTime(answer.AnsweredAt));
+            if (answer.Received == 0)
             {
                 await PauseAsync(_options.EmptyReceiveDelay, stop);
             }
@@ -46,22 +56,50 @@ public sealed partial class MessagePump
     }
 
     /// <summary>
-    /// Receives from the lease lane and starts the message's lease keeper and handler there. The decision to ask
-    /// was taken in the receive lane (spare capacity); once the broker answers, the message holds a lock whose clock
-    /// is running, so taking the answer is lease work: it runs ahead of every processing continuation, and the
-    /// keeper is scheduled within one slice of the answer. The receive loop itself resumes in the receive lane.
+    /// Receives from the lease lane and starts each message's lease keeper and handler there. The decision to ask
+    /// was taken in the receive lane (spare capacity); once the broker answers, the messages hold locks whose clocks
+    /// are running, so taking the answer is lease work: it runs ahead of every processing continuation, and every
+    /// keeper of the batch is scheduled within one slice of the answer. The receive loop itself resumes in the
+    /// receive lane.
     /// </summary>
-    private Task<ILeasedMessage?> ReceiveAndKeepAsync(CancellationToken stop) =>
+    private Task<ReceiveAnswer> ReceiveAndKeepAsync(int asked, CancellationToken stop) =>
         LeaseLane.Run(async () =>
         {
-            var message = await _source.ReceiveAsync(stop);
-            if (message is not null)
+            var messages = await _source.ReceiveBatchAsync(asked, stop);
+            var answeredAt = TimeProvider.GetTimestamp();
+            if (messages is null)
             {
-                Start(message);
+                throw new InvalidOperationException($"{_source.GetType().Name}.ReceiveBatchAsync returned null; it must return an empty list when no message is visible.");
             }
 
-            return message;
+            var started = 0;
+            foreach (var message in messages)
+            {
+                if (message is not null)
+                {
+                    Start(message);
+                    started++;
+                }
+            }
+
+            if (started != messages.Count || messages.Count > asked)
+            {
+                // Every message it did lock is processed (none is left locked), and the broken rule is reported.
+                MessagePumpLog.TransportContractBroken(_logger, new InvalidOperationException(
+                    $"{_source.GetType().Name}.ReceiveBatchAsync returned {messages.Count} messages ({messages.Count - started} null) when asked for at most {asked}; it must return at most maxMessages messages, none of them null."), Name);
+            }
+
+            return new ReceiveAnswer(started, answeredAt);
         });
+
+    /// <summary>How many more messages may be in flight now.</summary>
+    private int FreeSlots()
+    {
+        lock (_gate)
+        {
+            return Math.Max(1, MaxInFlight - _inFlight.Count);
+        }
+    }
 
     /// <summary>Returns a task to wait on when the pump is at capacity, or <see langword="null"/> when it may receive.</summary>
     private Task? WaitForCapacity()
@@ -115,4 +153,7 @@ public sealed partial class MessagePump
     private ConfiguredTaskAwaitable PauseAsync(TimeSpan delay, CancellationToken cancellationToken) =>
         Task.Delay(delay, TimeProvider, cancellationToken)
             .ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing | ConfigureAwaitOptions.ContinueOnCapturedContext);
+
+    /// <summary>What one receive returned: how many messages were started, and when the broker answered.</summary>
+    private readonly record struct ReceiveAnswer(int Received, long AnsweredAt);
 }

@@ -6,7 +6,8 @@ namespace PriorityAsync.Messaging;
 /// <summary>
 /// A lease-aware message consumer on the lanes of a <see cref="PriorityScheduler"/>: each message's lease is renewed
 /// in the lease lane ahead of everything else, its handler runs in the processing lane, and new messages are received
-/// in the receive lane only when nothing more urgent is ready and fewer than <see cref="MaxInFlight"/> are in flight.
+/// in the receive lane only when nothing more urgent is ready (spare capacity), in batches sized to the broker's round
+/// trip, and never more than <see cref="MaxInFlight"/> at once.
 /// </summary>
 /// <remarks>
 /// <para>
@@ -29,6 +30,8 @@ public sealed partial class MessagePump : IAsyncDisposable
     private readonly HashSet<MessageContext> _inFlight = [];
     private readonly CancellationTokenSource _receiveCancellation = new();
     private readonly RenewRoundTrips _renewRoundTrips = new();
+    private readonly ReceiveAdmission _admission;
+    private readonly CompletionBatcher? _completions;
     private TaskCompletionSource? _capacityWaiter;
     private Task _receiveLoop = Task.CompletedTask;
     private TaskCompletionSource? _stopped;
@@ -65,6 +68,8 @@ public sealed partial class MessagePump : IAsyncDisposable
         TimeProvider = _options.TimeProvider ?? scheduler.TimeProvider;
         MaxInFlight = _options.MaxInFlight
             ?? (int)Math.Min(int.MaxValue, (long)Math.Max(1, ProcessingLane.TaskScheduler.MaximumConcurrencyLevel) * MessagePumpOptions.DefaultInFlightPerWorker);
+        _admission = new ReceiveAdmission(_options.MaxBatchSize);
+        _completions = _options.MaxBatchSize > 1 && source.CompletesBatchesNatively ? new CompletionBatcher(source, _options.MaxBatchSize) : null;
     }
 
     private enum State

@@ -3,18 +3,37 @@ namespace PriorityAsync.Messaging;
 /// <summary>Options of a <see cref="MessagePump"/>. Validated when the pump is created; an invalid value throws naming the option.</summary>
 public sealed class MessagePumpOptions
 {
-    /// <summary>The default number of messages in flight per scheduler worker when <see cref="MaxInFlight"/> is not set.</summary>
-    public const int DefaultInFlightPerWorker = 4;
+    /// <summary>
+    /// The default number of messages in flight per scheduler worker when <see cref="MaxInFlight"/> is not set: a
+    /// safety cap, high enough not to limit IO-heavy handlers (admission by spare capacity decides how many are in flight).
+    /// </summary>
+    public const int DefaultInFlightPerWorker = 256;
+
+    /// <summary>The default of <see cref="MaxBatchSize"/>.</summary>
+    public const int DefaultMaxBatchSize = 100;
+
+    /// <summary>The largest <see cref="MaxBatchSize"/> accepted.</summary>
+    public const int MaxBatchSizeLimit = 1000;
 
     /// <summary>Gets or sets the pump's name: it tags metrics and log scopes. Defaults to <c>message-pump</c>.</summary>
     public string Name { get; set; } = "message-pump";
 
     /// <summary>
-    /// Gets or sets how many messages may be locked and processing at once. <see langword="null"/> (the default) uses
-    /// the scheduler's concurrency (1 for a <see cref="PriorityAsyncContext"/>, the worker count of a
-    /// <see cref="PriorityTaskScheduler"/>) times <see cref="DefaultInFlightPerWorker"/>. At least 1.
+    /// Gets or sets how many messages may be locked at once, received and not yet settled (a message whose handler has
+    /// not started counts). A safety cap: the pump receives only when the scheduler has spare capacity, so the number in
+    /// flight follows what the handlers cost. <see langword="null"/> (the default) uses the processing lane's concurrency
+    /// (1 for a <see cref="PriorityAsyncContext"/>, the ordinary workers of a <see cref="PriorityTaskScheduler"/>) times
+    /// <see cref="DefaultInFlightPerWorker"/>. At least 1.
     /// </summary>
     public int? MaxInFlight { get; set; }
+
+    /// <summary>
+    /// Gets or sets the most messages asked for in one receive call and completed in one complete call. The pump starts
+    /// at 1 and adapts each receive's ask to the broker's round trip and the consumer's spare capacity; completions that
+    /// finish while a complete call is under way go together in the next call. 1 turns batching off (one call per
+    /// message). Defaults to <see cref="DefaultMaxBatchSize"/>; between 1 and <see cref="MaxBatchSizeLimit"/>.
+    /// </summary>
+    public int MaxBatchSize { get; set; } = DefaultMaxBatchSize;
 
     /// <summary>
     /// Gets or sets how much lock time may remain when the pump renews. <see langword="null"/> (the default) renews
@@ -62,6 +81,11 @@ public sealed class MessagePumpOptions
         if (MaxInFlight < 1)
         {
             throw new ArgumentOutOfRangeException(nameof(MaxInFlight), MaxInFlight, "MessagePumpOptions.MaxInFlight must be at least 1, or null for the default.");
+        }
+
+        if (MaxBatchSize < 1 || MaxBatchSize > MaxBatchSizeLimit)
+        {
+            throw new ArgumentOutOfRangeException(nameof(MaxBatchSize), MaxBatchSize, $"MessagePumpOptions.MaxBatchSize must be between 1 and {MaxBatchSizeLimit}.");
         }
 
         if (LockRenewalBuffer is { } buffer && (buffer <= TimeSpan.Zero || buffer >= lockDuration))

@@ -22,6 +22,13 @@ public interface IMessageSource
     /// <remarks>The pump checks its renewal buffer against it at construction.</remarks>
     TimeSpan? LockDuration { get; }
 
+    /// <summary>
+    /// Gets whether <see cref="CompleteBatchAsync"/> completes a batch in one broker call. <see langword="false"/> (the
+    /// default) for a source with single calls only: its batch would answer only when the slowest of its calls has, so
+    /// a <see cref="MessagePump"/> completes each message with its own call instead.
+    /// </summary>
+    bool CompletesBatchesNatively => false;
+
     /// <summary>Receives one message and locks it for the caller.</summary>
     /// <param name="cancellationToken">Cancels the receive.</param>
     /// <returns>The locked message, or <see langword="null"/> when the queue has no visible message.</returns>

@@ -1,3 +1,5 @@
+using PriorityAsync.Messaging;
+
 namespace PriorityAsync.Reliability.Tests.BadInput;
 
 /// <summary>The bad values tried for each parameter type (null is tried separately, for non-nullable references).</summary>
@@ -13,6 +15,7 @@ internal static class BadValues
         var t when t == typeof(LanePriority) => [LanePriority.FromRank(PrioritySchedulerOptions.MaxLaneCount - 1)],
         var t when t == typeof(string) => ["", "   "],
         var t when t == typeof(ReadOnlyMemory<byte>) => [ReadOnlyMemory<byte>.Empty],
+        var t when t == typeof(IReadOnlyList<ILeasedMessage>) => [Array.Empty<ILeasedMessage>(), new ILeasedMessage?[] { null }],
         _ => [],
     };
 }

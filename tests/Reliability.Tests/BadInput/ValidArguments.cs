@@ -66,6 +66,7 @@ internal sealed class ValidArguments : IAsyncDisposable
         var t when t == typeof(RejectedWorkKind) => RejectedWorkKind.Post,
         var t when t == typeof(LaneAwaitable.Awaiter) => Scheduler.GetLane(LanePriority.Processing).SwitchTo().GetAwaiter(),
         var t when t == typeof(InMemoryMessage) => ReceiveOne(),
+        var t when t == typeof(IReadOnlyList<ILeasedMessage>) => new ILeasedMessage[] { ReceiveOne() },
         var t when t == typeof(object) => new object(),
         var t => throw new InvalidOperationException($"No valid value of {t} is known: add one to ValidArguments."),
     };
@@ -95,7 +96,7 @@ internal sealed class ValidArguments : IAsyncDisposable
         typeof(Lane), typeof(VirtualTimeProvider), typeof(TimeProvider), typeof(InMemoryLeaseBroker), typeof(InMemoryQueue),
         typeof(IMessageSource), typeof(MessagePump), typeof(PrioritySchedulerOptions), typeof(PriorityTaskSchedulerOptions),
         typeof(MessagePumpOptions), typeof(InMemoryQueueOptions), typeof(LaneOptions), typeof(Exception), typeof(object),
-        typeof(RejectedWorkKind), typeof(LaneAwaitable.Awaiter), typeof(InMemoryMessage),
+        typeof(RejectedWorkKind), typeof(LaneAwaitable.Awaiter), typeof(InMemoryMessage), typeof(IReadOnlyList<ILeasedMessage>),
     ];
 
     /// <summary>Sends a message and receives it: a delivery whose lock is held (the queue answers at once).</summary>

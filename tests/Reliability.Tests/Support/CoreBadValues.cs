@@ -52,6 +52,11 @@ internal static class CoreBadValues
             return [("empty", ReadOnlyMemory<byte>.Empty)];
         }
 
+        if (type == typeof(IReadOnlyList<ILeasedMessage>))
+        {
+            return [("null", null), ("empty", Array.Empty<ILeasedMessage>()), ("a null item", new ILeasedMessage?[] { null })];
+        }
+
         if (!type.IsValueType)
         {
             return [("null", null)];
@@ -103,7 +108,16 @@ internal static class CoreBadValues
         if (type == typeof(MessagePumpOptions)) return new MessagePumpOptions();
         if (type == typeof(Func<MessageContext, CancellationToken, Task>)) return new Func<MessageContext, CancellationToken, Task>((_, _) => Task.CompletedTask);
         if (type == typeof(ILogger)) return NullLogger.Instance;
+        if (type == typeof(IReadOnlyList<ILeasedMessage>)) return new ILeasedMessage[] { ReceivedMessage() };
         if (type == typeof(PriorityAsync.Messaging.MessagePump)) return new PriorityAsync.Messaging.MessagePump((IMessageSource)Valid(typeof(IMessageSource))!, (_, _) => Task.CompletedTask, new PriorityAsyncContext());
         return null;
+    }
+
+    /// <summary>A delivery whose lock is held, from a fresh queue that answers at once.</summary>
+    private static ILeasedMessage ReceivedMessage()
+    {
+        var queue = new InMemoryLeaseBroker(new VirtualTimeProvider()).CreateQueue("valid");
+        queue.Send(new byte[] { 1 });
+        return queue.ReceiveAsync().GetAwaiter().GetResult()!;
     }
 }
