@@ -2,9 +2,10 @@ using BenchmarkDotNet.Running;
 using PriorityAsync.Benchmarks.Dispatch;
 using PriorityAsync.Benchmarks.Infrastructure;
 using PriorityAsync.Benchmarks.LeaseLatency;
+using PriorityAsync.Benchmarks.Pump;
 
 // `lease-latency [--smoke]` runs the real-time lease-latency harness, `lease-latency-reserved [--smoke]` its
-// reserved-capacity cells, `dispatch-cpu-time [--smoke]` the CPU-time
+// reserved-capacity cells, `pump-throughput [--smoke]` the pump against a broker with latency, `dispatch-cpu-time [--smoke]` the CPU-time
 // dispatch probe; anything else goes to BenchmarkDotNet.
 if (args.Length > 0 && args[0] == "lease-latency")
 {
@@ -14,6 +15,11 @@ if (args.Length > 0 && args[0] == "lease-latency")
 if (args.Length > 0 && args[0] == "lease-latency-reserved")
 {
     return ReservedCapacityHarness.Run(args[1..]);
+}
+
+if (args.Length > 0 && args[0] == "pump-throughput")
+{
+    return PumpThroughputHarness.Run(args[1..]);
 }
 
 if (args.Length > 0 && args[0] == "dispatch-cpu-time")
