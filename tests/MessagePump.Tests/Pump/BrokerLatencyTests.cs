@@ -3,7 +3,8 @@ namespace PriorityAsync.Messaging.Tests.Pump;
 /// <summary>
 /// The broker-latency table of the issue, on one thread and virtual time (the seed's shape, time-scaled: 40 messages
 /// of 10 × (100 ms CPU + 200 ms awaited I/O), a 1.5 s lock, default options): at 0 to 100 ms per broker call, no lease
-/// is lost and every message is completed once. LeaseFromTheAnswerTests proves the bound behind it.
+/// is lost and every message is completed once. LeaseFromTheAnswerTests proves the bound behind it. The same table on
+/// two workers runs on the real clock (a multi-thread scheduler has no virtual time) and asserts outcomes only.
 /// </summary>
 public class BrokerLatencyTests
 {
@@ -54,6 +55,55 @@ public class BrokerLatencyTests
         var broker = queue.GetStatistics();
         broker.Completed.Should().Be(40);
         broker.Received.Should().Be(40, "no message was delivered twice");
+        stats.ShouldMatch(broker);
+    }
+
+    [Theory]
+    [InlineData(0)]
+    [InlineData(2)]
+    [InlineData(20)]
+    [InlineData(50)]
+    [InlineData(100)]
+    public async Task EveryLatency_TwoWorkers_NoLeaseLost_EveryMessageCompletedOnce(int latencyMs)
+    {
+        // The same shape at a fifth of the size: 20 messages of 5 × (100 ms busy loop + 200 ms awaited I/O).
+        const int messages = 20;
+        await using var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = 2 });
+        var queue = new InMemoryLeaseBroker().CreateQueue("orders", new InMemoryQueueOptions
+        {
+            LockDuration = TimeSpan.FromMilliseconds(1500),
+            Latency = TimeSpan.FromMilliseconds(latencyMs),
+        });
+        for (var i = 0; i < messages; i++)
+        {
+            queue.Send(new byte[] { (byte)i });
+        }
+
+        var pump = new MessagePump(
+            queue,
+            async (context, token) =>
+            {
+                for (var step = 0; step < 5; step++)
+                {
+                    var busyUntil = Environment.TickCount64 + 100;
+                    while (Environment.TickCount64 < busyUntil)
+                    {
+                        Thread.SpinWait(100);
+                    }
+
+                    await Task.Delay(TimeSpan.FromMilliseconds(200), context.TimeProvider, token);
+                }
+            },
+            scheduler);
+        await pump.StartAsync();
+        await VirtualRun.WaitUntilAsync(() => queue.GetStatistics().Completed == messages, TimeProvider.System, TimeSpan.FromMinutes(2), TimeSpan.FromMilliseconds(20));
+        await pump.StopAsync();
+
+        var stats = pump.GetStatistics();
+        stats.LeasesLost.Should().Be(0, $"at {latencyMs} ms per broker call on two workers");
+        var broker = queue.GetStatistics();
+        broker.Completed.Should().Be(messages);
+        broker.Received.Should().Be(messages, "no message was delivered twice");
         stats.ShouldMatch(broker);
     }
 }
