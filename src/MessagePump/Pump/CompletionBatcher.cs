@@ -14,14 +14,16 @@ internal sealed class CompletionBatcher
 {
     private readonly IMessageSource _source;
     private readonly int _maxBatchSize;
+    private readonly Action<Exception> _onContractBroken;
     private readonly object _gate = new();
     private readonly List<Pending> _queued = [];
     private bool _sending;
 
-    public CompletionBatcher(IMessageSource source, int maxBatchSize)
+    public CompletionBatcher(IMessageSource source, int maxBatchSize, Action<Exception> onContractBroken)
     {
         _source = source;
         _maxBatchSize = maxBatchSize;
+        _onContractBroken = onContractBroken;
     }
 
     /// <summary>
@@ -93,8 +95,10 @@ internal sealed class CompletionBatcher
             var outcomes = await _source.CompleteBatchAsync(messages, call.Cancellation.Token);
             if (outcomes is null || outcomes.Count != messages.Length)
             {
-                call.SetAll(new InvalidOperationException(
-                    $"{_source.GetType().Name}.CompleteBatchAsync returned {outcomes?.Count.ToString() ?? "null"} outcomes for {messages.Length} messages; it must return one per message, in order."));
+                var broken = new InvalidOperationException(
+                    $"{_source.GetType().Name}.CompleteBatchAsync returned {outcomes?.Count.ToString(System.Globalization.CultureInfo.InvariantCulture) ?? "null"} outcomes for {messages.Length} messages; it must return one per message, in order.");
+                _onContractBroken(broken);
+                call.SetAll(broken); // each message is completed again on its own
                 return;
             }
 

@@ -69,7 +69,7 @@ public sealed partial class MessagePump : IAsyncDisposable
         MaxInFlight = _options.MaxInFlight
             ?? (int)Math.Min(int.MaxValue, (long)Math.Max(1, ProcessingLane.TaskScheduler.MaximumConcurrencyLevel) * MessagePumpOptions.DefaultInFlightPerWorker);
         _admission = new ReceiveAdmission(_options.MaxBatchSize);
-        _completions = _options.MaxBatchSize > 1 && source.CompletesBatchesNatively ? new CompletionBatcher(source, _options.MaxBatchSize) : null;
+        _completions = _options.MaxBatchSize > 1 && source.CompletesBatchesNatively ? new CompletionBatcher(source, _options.MaxBatchSize, ex => MessagePumpLog.TransportContractBroken(_logger, ex, Name)) : null;
     }
 
     private enum State
