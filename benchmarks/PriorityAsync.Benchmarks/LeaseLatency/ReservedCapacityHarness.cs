@@ -22,7 +22,7 @@ internal static class ReservedCapacityHarness
         TimeSpan[] slices = smoke
             ? [TimeSpan.FromMilliseconds(10)]
             : [TimeSpan.FromMilliseconds(10), TimeSpan.FromMilliseconds(100), TimeSpan.FromSeconds(1)];
-        LeaseHostKind[] hosts = [LeaseHostKind.PriorityTaskScheduler, LeaseHostKind.PriorityTaskSchedulerUnreserved, LeaseHostKind.ThreadPool];
+        LeaseHostKind[] hosts = [LeaseHostKind.PriorityTaskScheduler, LeaseHostKind.PriorityTaskSchedulerLowPriorityWorkers, LeaseHostKind.PriorityTaskSchedulerUnreserved, LeaseHostKind.ThreadPool];
 
         Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"Reserved-capacity harness: {Processors} processors, renew every {renew.TotalMilliseconds:0} ms, {seconds:0.0} s per cell, {Environment.ProcessorCount} cores, .NET {Environment.Version}{(smoke ? ", smoke run" : string.Empty)}."));
         Console.WriteLine();

@@ -119,6 +119,11 @@ public sealed partial class PriorityTaskScheduler
 
     private void DedicatedWorkerLoop()
     {
+        if (OrdinaryWorkerPriority != ThreadPriority.Normal)
+        {
+            WorkerThreadPriority.ApplyToCurrentThread(OrdinaryWorkerPriority);
+        }
+
         var worker = new Worker(this);
         var finish = false;
         var searching = false;

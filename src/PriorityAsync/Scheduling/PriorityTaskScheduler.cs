@@ -47,6 +47,7 @@ public sealed partial class PriorityTaskScheduler : PriorityScheduler, IDisposab
         Mode = options.Mode;
         ReservedWorkerCount = options.ReservedWorkerCount;
         ReservedLane = options.ReservedLane;
+        OrdinaryWorkerPriority = options.OrdinaryWorkerPriority;
         _reservedLanes = (int)((2L << ReservedLane.Rank) - 1);
         var general = Mode == PriorityWorkerMode.DedicatedThreads ? WorkerCount : 0;
         _threads = new Thread[general + ReservedWorkerCount];
@@ -60,7 +61,7 @@ public sealed partial class PriorityTaskScheduler : PriorityScheduler, IDisposab
 
                 // A reserved worker should get a core the moment lease work wakes it, even when the ordinary workers spin
                 // on every core. Windows honours this; on Linux .NET leaves the thread's nice value as it is.
-                Priority = reserved ? ThreadPriority.Highest : ThreadPriority.Normal,
+                Priority = reserved ? ThreadPriority.Highest : OrdinaryWorkerPriority,
             };
         }
 
@@ -78,6 +79,9 @@ public sealed partial class PriorityTaskScheduler : PriorityScheduler, IDisposab
 
     /// <summary>Gets the least urgent lane the reserved workers run.</summary>
     public LanePriority ReservedLane { get; }
+
+    /// <summary>Gets the scheduling priority of the ordinary workers (see <see cref="PriorityTaskSchedulerOptions.OrdinaryWorkerPriority"/>).</summary>
+    public ThreadPriority OrdinaryWorkerPriority { get; }
 
     /// <summary>Gets where the workers run.</summary>
     public PriorityWorkerMode Mode { get; }

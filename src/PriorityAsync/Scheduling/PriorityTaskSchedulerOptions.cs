@@ -30,6 +30,16 @@ public sealed class PriorityTaskSchedulerOptions : PrioritySchedulerOptions
     /// </summary>
     public LanePriority ReservedLane { get; set; } = LanePriority.Lease;
 
+    /// <summary>
+    /// Gets or sets the scheduling priority of the ordinary (not reserved) workers: <see cref="ThreadPriority.Normal"/>
+    /// (the default), <see cref="ThreadPriority.BelowNormal"/> or <see cref="ThreadPriority.Lowest"/>. Lower, the
+    /// operating system runs a reserved worker (and the timer thread) ahead of ordinary workers that spin on every
+    /// core, so a lease renewal waits less for a core under CPU-bound slices; the cost is that other processes of the
+    /// machine win over the ordinary workers too. Windows applies it as the thread priority; Linux as the thread's nice
+    /// value (+5, +10). Only with <see cref="PriorityWorkerMode.DedicatedThreads"/>: thread-pool threads are shared.
+    /// </summary>
+    public ThreadPriority OrdinaryWorkerPriority { get; set; } = ThreadPriority.Normal;
+
     /// <inheritdoc />
     internal override void Validate()
     {
@@ -52,6 +62,16 @@ public sealed class PriorityTaskSchedulerOptions : PrioritySchedulerOptions
         if (!Enum.IsDefined(Mode))
         {
             throw new ArgumentOutOfRangeException(nameof(Mode), Mode, "PriorityTaskSchedulerOptions.Mode must be DedicatedThreads or ThreadPool.");
+        }
+
+        if (OrdinaryWorkerPriority is not (ThreadPriority.Normal or ThreadPriority.BelowNormal or ThreadPriority.Lowest))
+        {
+            throw new ArgumentOutOfRangeException(nameof(OrdinaryWorkerPriority), OrdinaryWorkerPriority, "PriorityTaskSchedulerOptions.OrdinaryWorkerPriority must be Normal, BelowNormal or Lowest.");
+        }
+
+        if (OrdinaryWorkerPriority != ThreadPriority.Normal && Mode == PriorityWorkerMode.ThreadPool)
+        {
+            throw new ArgumentException("PriorityTaskSchedulerOptions.OrdinaryWorkerPriority can be lowered only with Mode = DedicatedThreads: thread-pool threads are shared with the rest of the process.", nameof(OrdinaryWorkerPriority));
         }
 
         if (TimeProvider is VirtualTimeProvider)

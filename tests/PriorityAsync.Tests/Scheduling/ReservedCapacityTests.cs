@@ -102,4 +102,41 @@ public class ReservedCapacityTests
 
         create.Should().Throw<ArgumentOutOfRangeException>().Which.ParamName.Should().Be(option);
     }
+
+    [Fact]
+    public async Task OrdinaryWorkerPriority_Lowest_RaisesTheNiceValueOfOrdinaryWorkersOnly()
+    {
+        await using var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = 1, OrdinaryWorkerPriority = ThreadPriority.Lowest });
+        var own = WorkerThreadPriority.CurrentNice();
+
+        var ordinary = await scheduler.GetLane(LanePriority.Processing).Run(() => Task.FromResult(WorkerThreadPriority.CurrentNice()));
+        using var release = new ManualResetEventSlim();
+        using var holding = new ManualResetEventSlim();
+        var held = scheduler.GetLane(LanePriority.Processing).Run(() =>
+        {
+            holding.Set();
+            release.Wait(TimeSpan.FromSeconds(30)); // blocks the one ordinary worker
+            return Task.CompletedTask;
+        });
+        holding.Wait(TimeSpan.FromSeconds(30)).Should().BeTrue("the ordinary worker took the blocking item");
+        var reserved = await scheduler.GetLane(LanePriority.Lease).Run(() => Task.FromResult(WorkerThreadPriority.CurrentNice()));
+        release.Set();
+        await held;
+
+        var expected = OperatingSystem.IsLinux() ? Math.Min(19, own + WorkerThreadPriority.NiceIncrement(ThreadPriority.Lowest)) : own;
+        ordinary.Should().Be(expected, "an ordinary worker runs at the lowered priority");
+        reserved.Should().Be(own, "the reserved worker keeps the process's priority");
+    }
+
+    [Theory]
+    [InlineData(ThreadPriority.Highest, PriorityWorkerMode.DedicatedThreads)]
+    [InlineData(ThreadPriority.AboveNormal, PriorityWorkerMode.DedicatedThreads)]
+    [InlineData((ThreadPriority)42, PriorityWorkerMode.DedicatedThreads)]
+    [InlineData(ThreadPriority.Lowest, PriorityWorkerMode.ThreadPool)]
+    public void OrdinaryWorkerPriority_OutOfRangeOrOnPoolThreads_IsRejectedNamingTheOption(ThreadPriority priority, PriorityWorkerMode mode)
+    {
+        var create = () => new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { OrdinaryWorkerPriority = priority, Mode = mode });
+
+        create.Should().Throw<ArgumentException>().Which.ParamName.Should().Be(nameof(PriorityTaskSchedulerOptions.OrdinaryWorkerPriority));
+    }
 }

@@ -11,6 +11,7 @@ internal static class LeaseHostFactory
         LeaseHostKind.PriorityAsyncContext => "PriorityAsyncContext (1 thread)",
         LeaseHostKind.PriorityTaskScheduler => $"PriorityTaskScheduler ({SchedulerWorkers} workers + 1 reserved)",
         LeaseHostKind.PriorityTaskSchedulerUnreserved => $"PriorityTaskScheduler ({SchedulerWorkers} workers, none reserved)",
+        LeaseHostKind.PriorityTaskSchedulerLowPriorityWorkers => $"PriorityTaskScheduler ({SchedulerWorkers} workers at Lowest + 1 reserved)",
         LeaseHostKind.FifoSingleThread => "FIFO single thread",
         LeaseHostKind.ThreadPool => "ThreadPool",
         LeaseHostKind.PriorityTaskSchedulerStarvedPool => $"PriorityTaskScheduler ({SchedulerWorkers} workers + 1 reserved), pool starved",
@@ -20,11 +21,11 @@ internal static class LeaseHostFactory
 
     public static bool IsPriorityAsync(LeaseHostKind kind) =>
         kind is LeaseHostKind.PriorityAsyncContext or LeaseHostKind.PriorityTaskScheduler or LeaseHostKind.PriorityTaskSchedulerUnreserved
-            or LeaseHostKind.PriorityTaskSchedulerStarvedPool;
+            or LeaseHostKind.PriorityTaskSchedulerStarvedPool or LeaseHostKind.PriorityTaskSchedulerLowPriorityWorkers;
 
     /// <summary>Gets whether the host keeps a reserved worker for the lease lane.</summary>
     public static bool IsReserved(LeaseHostKind kind) =>
-        kind is LeaseHostKind.PriorityTaskScheduler or LeaseHostKind.PriorityTaskSchedulerStarvedPool;
+        kind is LeaseHostKind.PriorityTaskScheduler or LeaseHostKind.PriorityTaskSchedulerStarvedPool or LeaseHostKind.PriorityTaskSchedulerLowPriorityWorkers;
 
     public static bool StarvesThreadPool(LeaseHostKind kind) =>
         kind is LeaseHostKind.PriorityTaskSchedulerStarvedPool or LeaseHostKind.ThreadPoolStarved;
@@ -34,6 +35,7 @@ internal static class LeaseHostFactory
         LeaseHostKind.PriorityAsyncContext => new ContextThreadLeaseHost(),
         LeaseHostKind.PriorityTaskScheduler or LeaseHostKind.PriorityTaskSchedulerStarvedPool => new TaskSchedulerLeaseHost(SchedulerWorkers, reservedWorkers: 1),
         LeaseHostKind.PriorityTaskSchedulerUnreserved => new TaskSchedulerLeaseHost(SchedulerWorkers, reservedWorkers: 0),
+        LeaseHostKind.PriorityTaskSchedulerLowPriorityWorkers => new TaskSchedulerLeaseHost(SchedulerWorkers, reservedWorkers: 1, ThreadPriority.Lowest),
         LeaseHostKind.FifoSingleThread => new FifoLeaseHost(),
         LeaseHostKind.ThreadPool or LeaseHostKind.ThreadPoolStarved => new ThreadPoolLeaseHost(),
         _ => throw new ArgumentOutOfRangeException(nameof(kind), kind, null),

@@ -3,6 +3,9 @@ namespace PriorityAsync.Benchmarks.LeaseLatency.Hosts;
 /// <summary>The schedulers the harness compares.</summary>
 internal enum LeaseHostKind
 {
+    /// <summary>A <see cref="PriorityAsync.PriorityTaskScheduler"/> with 2 dedicated workers at the lowest priority and its reserved lease worker.</summary>
+    PriorityTaskSchedulerLowPriorityWorkers,
+
     /// <summary>A <see cref="PriorityAsync.PriorityAsyncContext"/> on one dedicated thread.</summary>
     PriorityAsyncContext,
 

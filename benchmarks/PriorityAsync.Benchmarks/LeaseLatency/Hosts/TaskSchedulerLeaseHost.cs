@@ -4,9 +4,14 @@ namespace PriorityAsync.Benchmarks.LeaseLatency.Hosts;
 /// A <see cref="PriorityTaskScheduler"/> with dedicated workers (and <paramref name="reservedWorkers"/> reserved for
 /// the lease lane): processors in the processing lane, the lease loop in the lease lane.
 /// </summary>
-internal sealed class TaskSchedulerLeaseHost(int workers, int reservedWorkers) : ILeaseHost
+internal sealed class TaskSchedulerLeaseHost(int workers, int reservedWorkers, ThreadPriority ordinaryWorkerPriority = ThreadPriority.Normal) : ILeaseHost
 {
-    private readonly PriorityTaskScheduler _scheduler = new(new PriorityTaskSchedulerOptions { WorkerCount = workers, ReservedWorkerCount = reservedWorkers });
+    private readonly PriorityTaskScheduler _scheduler = new(new PriorityTaskSchedulerOptions
+    {
+        WorkerCount = workers,
+        ReservedWorkerCount = reservedWorkers,
+        OrdinaryWorkerPriority = ordinaryWorkerPriority,
+    });
 
     public TimeProvider TimeProvider => _scheduler.TimeProvider;
 
