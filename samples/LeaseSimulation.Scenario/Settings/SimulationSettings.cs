@@ -69,8 +69,11 @@ public sealed record SimulationSettings
     /// <summary>Gets the lease duration: a renewal more than this after the previous one finds the message lost.</summary>
     public TimeSpan LeaseDuration { get; init; } = DefaultLeaseDuration;
 
-    /// <summary>Gets how a CPU operation holds its thread on the real clock.</summary>
-    public CpuMode CpuMode { get; init; } = CpuMode.Sleep;
+    /// <summary>
+    /// Gets how a CPU operation holds its thread on the real clock: by default <see cref="CpuMode.Work"/> (conserved
+    /// CPU work); <see cref="CpuMode.Sleep"/> is the seed's blocking sleep.
+    /// </summary>
+    public CpuMode CpuMode { get; init; } = CpuMode.Work;
 
     /// <summary>Gets the number of worker threads of the multi-thread priority scheduler.</summary>
     public int Threads { get; init; } = DefaultThreads;

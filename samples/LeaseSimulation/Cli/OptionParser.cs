@@ -23,7 +23,12 @@ public static class OptionParser
           --receive-ms N                receive time (default 100)
           --renew-ms N                  renew interval (default 2000)
           --lease-ms N                  lease duration (default 5000)
-          --cpu-mode sleep|spin         how a CPU operation holds its thread on the real clock (default sleep)
+          --cpu-mode work|sleep|spin    how a CPU operation holds its thread on the real clock (default work):
+                                        work  = conserved CPU work: burn CPU until the thread's own CPU time
+                                                (clock_gettime CLOCK_THREAD_CPUTIME_ID) has advanced by the scaled
+                                                time, so a descheduled thread takes longer (spin where unsupported)
+                                        sleep = Thread.Sleep, the seed's blocking operation (no CPU used)
+                                        spin  = burn CPU for the scaled wall time, however little CPU it got
           --threads N                   workers of the multi-thread priority scheduler (default: processor count, at least 4)
           --seed N                      seed of the IO-time jitter (default 1)
           --json PATH                   write the results as JSON
@@ -88,7 +93,7 @@ public static class OptionParser
                 "--receive-ms" => options with { ReceiveMs = ParseInt(option, Value(), 0) },
                 "--renew-ms" => options with { RenewMs = ParseInt(option, Value(), 1) },
                 "--lease-ms" => options with { LeaseMs = ParseInt(option, Value(), 1) },
-                "--cpu-mode" => options with { CpuMode = ParseEnum<CpuMode>(option, Value(), "sleep|spin") },
+                "--cpu-mode" => options with { CpuMode = ParseEnum<CpuMode>(option, Value(), "work|sleep|spin") },
                 "--threads" => options with { Threads = ParseInt(option, Value(), 1) },
                 "--seed" => options with { Seed = ParseInt(option, Value(), int.MinValue) },
                 "--json" => options with { JsonPath = ParsePath(option, Value()) },
