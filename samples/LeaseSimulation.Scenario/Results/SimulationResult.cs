@@ -42,6 +42,19 @@ public sealed record SimulationResult
     /// <summary>Gets the single-thread CPU limit, messages × loops × CPU, in seconds.</summary>
     public required double CpuLimitSeconds { get; init; }
 
+    /// <summary>
+    /// Gets the least scenario time in which the run could complete every message, in seconds: the largest of the CPU
+    /// work, the receive chain and one message's path (see <c>LowerBound</c> and docs/simulation.md).
+    /// </summary>
+    public double LowerBoundSeconds { get; init; }
+
+    /// <summary>Gets which path of the lower bound binds: <c>cpu</c>, <c>receive</c> or <c>path</c>.</summary>
+    public string? LowerBoundBinding { get; init; }
+
+    /// <summary>Gets the CPU mode in force on the real clock (<c>work</c>, <c>spin</c>, <c>sleep</c>); absent on the virtual clock.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public string? CpuMode { get; init; }
+
     /// <summary>Gets whether the run was stopped at its deadline (see <c>SimulationSettings.Deadline</c>).</summary>
     public bool StoppedAtDeadline { get; init; }
 
@@ -51,6 +64,10 @@ public sealed record SimulationResult
     /// <summary>Gets the total time over the single-thread CPU limit.</summary>
     [JsonIgnore]
     public double TotalOverLimit => CpuLimitSeconds > 0 ? TotalSeconds / CpuLimitSeconds : double.NaN;
+
+    /// <summary>Gets the total time over the lower bound (below 1 only when messages were lost, so less work was done).</summary>
+    [JsonIgnore]
+    public double TotalOverLowerBound => LowerBoundSeconds > 0 ? TotalSeconds / LowerBoundSeconds : double.NaN;
 
     /// <summary>Gets the wall-clock time the run took.</summary>
     [JsonIgnore]

@@ -22,6 +22,13 @@ public sealed class PumpStrategy : ConsumerStrategy
     public override string Description => "MessagePump on the in-memory lease broker (or PostgreSQL) with the seed's processing loop as handler.";
 
     /// <inheritdoc />
+    public override int? MaxCpuThreads(LeaseSimulation.Settings.SimulationSettings settings)
+    {
+        ArgumentNullException.ThrowIfNull(settings);
+        return settings.Threads; // the PriorityTaskScheduler's dedicated workers (PriorityHost)
+    }
+
+    /// <inheritdoc />
     public override void Run(ScenarioRun run)
     {
         ArgumentNullException.ThrowIfNull(run);
