@@ -17,6 +17,7 @@ public sealed class SvgLineChart
     private const int Top = 40;
     private const int Bottom = 52;
     private readonly List<Series> _series = [];
+    private IReadOnlyList<(double X, string Label)>? _xTicks;
 
     /// <summary>Creates an empty chart.</summary>
     /// <param name="title">The title above the plot.</param>
@@ -51,6 +52,14 @@ public sealed class SvgLineChart
         _series.Add(new Series(name, points, color, dashed));
     }
 
+    /// <summary>Labels the x axis at the given positions instead of at five even steps (e.g. categories at 0, 1, 2 …).</summary>
+    /// <param name="ticks">The positions and their labels.</param>
+    public void SetXTicks(IReadOnlyList<(double X, string Label)> ticks)
+    {
+        ArgumentNullException.ThrowIfNull(ticks);
+        _xTicks = ticks;
+    }
+
     /// <summary>Renders the chart.</summary>
     /// <returns>The SVG document.</returns>
     public string ToSvg()
@@ -67,10 +76,10 @@ public sealed class SvgLineChart
         svg.Append(CultureInfo.InvariantCulture, $"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{Width}\" height=\"{Height}\" viewBox=\"0 0 {Width} {Height}\" font-family=\"sans-serif\" font-size=\"12\">\n");
         svg.Append(CultureInfo.InvariantCulture, $"<rect width=\"{Width}\" height=\"{Height}\" fill=\"white\"/>\n");
         svg.Append(CultureInfo.InvariantCulture, $"<text x=\"{Width / 2}\" y=\"22\" text-anchor=\"middle\" font-size=\"15\">{Escape(Title)}</text>\n");
-        foreach (var tick in Ticks(xMax))
+        foreach (var (tick, label) in _xTicks ?? [.. Ticks(xMax).Select(t => (t, F(t)))])
         {
             svg.Append(CultureInfo.InvariantCulture, $"<line x1=\"{F(Px(tick))}\" y1=\"{Top}\" x2=\"{F(Px(tick))}\" y2=\"{Top + plotHeight}\" stroke=\"#e5e5e5\"/>\n");
-            svg.Append(CultureInfo.InvariantCulture, $"<text x=\"{F(Px(tick))}\" y=\"{Top + plotHeight + 16}\" text-anchor=\"middle\">{F(tick)}</text>\n");
+            svg.Append(CultureInfo.InvariantCulture, $"<text x=\"{F(Px(tick))}\" y=\"{Top + plotHeight + 16}\" text-anchor=\"middle\">{Escape(label)}</text>\n");
         }
 
         foreach (var tick in Ticks(yMax))

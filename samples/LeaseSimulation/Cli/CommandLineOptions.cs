@@ -65,6 +65,9 @@ public sealed record CommandLineOptions
     /// <summary>Gets whether to skip the live progress display of real-time runs.</summary>
     public bool NoProgress { get; init; }
 
+    /// <summary>Gets whether to run the CPU sweep (<see cref="SweepPlanner"/>) instead of the matrix.</summary>
+    public bool Sweep { get; init; }
+
     /// <summary>Gets whether help was asked for.</summary>
     public bool Help { get; init; }
 }

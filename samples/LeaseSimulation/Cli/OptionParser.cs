@@ -35,6 +35,9 @@ public static class OptionParser
           --report DIR                  write a markdown report and an SVG chart
           --monitor                     print the monitor's counters every 3 s of scenario time
           --no-progress                 no live progress display for real-time runs
+          --sweep                       run the strategies over CPU ms 10, 50, 100, 300, 1000, 3000 on one thread
+                                        (virtual time) and print total / lower bound and lost per strategy;
+                                        with --report DIR also draw it (sweep-total-over-bound.svg, sweep-lost.svg)
           --help                        this text
         """;
 
@@ -100,6 +103,7 @@ public static class OptionParser
                 "--report" => options with { ReportDirectory = ParsePath(option, Value()) },
                 "--monitor" => Flag(options with { Monitor = true }, option, inlineValue),
                 "--no-progress" => Flag(options with { NoProgress = true }, option, inlineValue),
+                "--sweep" => Flag(options with { Sweep = true }, option, inlineValue),
                 "--help" or "-h" => Flag(options with { Help = true }, option, inlineValue),
                 _ => throw new OptionException(option, $"Unknown option {option}; see --help."),
             };

@@ -33,7 +33,7 @@ public static class SimulationCommand
                 return 0;
             }
 
-            plan = MatrixPlanner.Plan(options);
+            plan = options.Sweep ? SweepPlanner.Plan(options) : MatrixPlanner.Plan(options);
         }
         catch (OptionException ex)
         {
@@ -61,13 +61,23 @@ public static class SimulationCommand
 
         output.WriteLine();
         output.Write(ResultTable.ToMarkdown(results));
+        if (options.Sweep)
+        {
+            output.WriteLine();
+            output.Write(SweepTable.ToMarkdown(results));
+        }
+
         if (options.JsonPath is { } jsonPath)
         {
             WriteJson(jsonPath, results);
             output.WriteLine($"JSON: {jsonPath}");
         }
 
-        if (options.ReportDirectory is { } reportDirectory)
+        if (options.Sweep && options.ReportDirectory is { } sweepDirectory)
+        {
+            output.WriteLine($"Sweep report: {SweepReport.Write(sweepDirectory, results, string.Join(' ', args))}");
+        }
+        else if (options.ReportDirectory is { } reportDirectory)
         {
             var reportPath = SimulationReport.Write(reportDirectory, results, string.Join(' ', args));
             output.WriteLine($"Report: {reportPath}");
