@@ -9,7 +9,7 @@ public static class ResultTable
 {
     private static readonly string[] Headers =
     [
-        "context", "strategy", "clock", "cpu ms", "messages", "completed", "lost", "total s", "mean s/msg",
+        "context", "strategy", "clock", "broker latency ms", "cpu ms", "messages", "completed", "lost", "total s", "mean s/msg",
         "worst lease lateness ms", "1-thread CPU limit s", "total/limit", "lower bound s", "total/bound",
     ];
 
@@ -43,6 +43,7 @@ public static class ResultTable
         r.Context,
         r.Strategy,
         r.Clock,
+        Format(r.BrokerLatencyMs, "0"),
         Format(r.CpuMs, "0"),
         r.Messages.ToString(CultureInfo.InvariantCulture),
         r.Completed.ToString(CultureInfo.InvariantCulture),

@@ -15,6 +15,12 @@ public sealed record SimulationResult
     /// <summary>Gets who judged the leases (<c>memory</c>, the embedded default, or <c>postgres</c>).</summary>
     public string Broker { get; init; } = "memory";
 
+    /// <summary>
+    /// Gets the latency, in milliseconds of scenario time, that the in-memory broker added to every receive, renew and
+    /// settle call of this run; 0 for strategies that do not go through it (only the pump does).
+    /// </summary>
+    public double BrokerLatencyMs { get; init; }
+
     /// <summary>Gets the clock (<c>virtual</c> or <c>real</c>).</summary>
     public required string Clock { get; init; }
 

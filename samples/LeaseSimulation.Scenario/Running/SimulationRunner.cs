@@ -51,6 +51,7 @@ public static class SimulationRunner
             Context = SettingNames.Of(settings.Context),
             Strategy = strategy.Name,
             Broker = SettingNames.Of(settings.Broker),
+            BrokerLatencyMs = strategy.UsesInMemoryBroker(settings) ? settings.BrokerLatency.TotalMilliseconds : 0,
             Clock = SettingNames.Of(settings.Clock),
             CpuMs = settings.CpuTime.TotalMilliseconds,
             Messages = settings.Messages,

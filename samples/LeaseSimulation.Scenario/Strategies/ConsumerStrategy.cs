@@ -26,6 +26,14 @@ public abstract class ConsumerStrategy
     /// <returns>The thread count, or <see langword="null"/>.</returns>
     public virtual int? MaxCpuThreads(LeaseSimulation.Settings.SimulationSettings settings) => null;
 
+    /// <summary>
+    /// Gets whether the strategy receives, renews and settles through PriorityAsync's in-memory broker, so that
+    /// <c>SimulationSettings.BrokerLatency</c> applies to it. The seed's consumers simulate those calls themselves.
+    /// </summary>
+    /// <param name="settings">The run's settings.</param>
+    /// <returns><see langword="true"/> when the broker latency applies.</returns>
+    public virtual bool UsesInMemoryBroker(LeaseSimulation.Settings.SimulationSettings settings) => false;
+
     /// <inheritdoc />
     public override string ToString() => Name;
 }

@@ -29,6 +29,13 @@ public sealed class PumpStrategy : ConsumerStrategy
     }
 
     /// <inheritdoc />
+    public override bool UsesInMemoryBroker(LeaseSimulation.Settings.SimulationSettings settings)
+    {
+        ArgumentNullException.ThrowIfNull(settings);
+        return settings.Broker == LeaseSimulation.Settings.BrokerKind.Memory;
+    }
+
+    /// <inheritdoc />
     public override void Run(ScenarioRun run)
     {
         ArgumentNullException.ThrowIfNull(run);
@@ -45,6 +52,7 @@ public sealed class PumpStrategy : ConsumerStrategy
         {
             LockDuration = settings.LeaseDuration * scale,
             MaxDeliveryCount = 1, // a lost lease loses the message, as in the seed (no redelivery)
+            Latency = settings.BrokerLatency * scale, // on every receive, renew and settle call (--broker-latency)
         });
         for (var i = 1; i <= settings.Messages; i++)
         {

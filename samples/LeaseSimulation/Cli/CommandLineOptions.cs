@@ -20,6 +20,12 @@ public sealed record CommandLineOptions
     /// <summary>Gets the connection string of <c>--broker postgres</c>.</summary>
     public string? Connection { get; init; }
 
+    /// <summary>
+    /// Gets the in-memory broker's latency per receive, renew and settle call in ms, or <see langword="null"/> for
+    /// <see cref="MatrixPlanner.DefaultBrokerLatencyMs"/>.
+    /// </summary>
+    public int? BrokerLatencyMs { get; init; }
+
     /// <summary>Gets the real-clock time scale.</summary>
     public double? TimeScale { get; init; }
 

@@ -15,6 +15,10 @@ public static class OptionParser
           --broker memory|postgres      who judges leases: the embedded in-memory default, or a PostgreSQL server
                                         (real clock; e.g. --time-scale 0.1 for 500 ms locks)
           --connection STRING           the Npgsql connection string of --broker postgres
+          --broker-latency D            latency of every receive, renew and settle call of the in-memory broker,
+                                        in ms of scenario time: 20ms or 20 (default 20ms). Applies to the strategy
+                                        that goes through that broker: pump. fifo, seed-yield and priority simulate
+                                        their broker calls themselves (--receive-ms) and ignore it; so does postgres
           --time-scale F                real-clock scale, 0.01 turns 1000 ms into 10 ms (default 0.04)
           --messages N                  messages in the queue (default 100, plus a 3x row for priority)
           --loops N                     CPU+IO iterations per message (default 20)
@@ -89,6 +93,7 @@ public static class OptionParser
                 "--time-scale" => options with { TimeScale = ParseScale(option, Value()) },
                 "--broker" => options with { Broker = ParseEnum<BrokerKind>(option, Value(), "memory|postgres") },
                 "--connection" => options with { Connection = ParsePath(option, Value()) },
+                "--broker-latency" => options with { BrokerLatencyMs = ParseMilliseconds(option, Value()) },
                 "--messages" => options with { Messages = ParseInt(option, Value(), 1) },
                 "--loops" => options with { Loops = ParseInt(option, Value(), 1) },
                 "--cpu-ms" => options with { CpuMs = ParseInt(option, Value(), 0) },
@@ -150,6 +155,14 @@ public static class OptionParser
         int.TryParse(value, NumberStyles.Integer, CultureInfo.InvariantCulture, out var result) && result >= minimum
             ? result
             : throw new OptionException(option, $"Option {option} has the value '{value}'; expected a whole number of at least {minimum}.");
+
+    private static int ParseMilliseconds(string option, string value)
+    {
+        var number = value.EndsWith("ms", StringComparison.OrdinalIgnoreCase) ? value[..^2] : value;
+        return int.TryParse(number, NumberStyles.None, CultureInfo.InvariantCulture, out var result)
+            ? result
+            : throw new OptionException(option, $"Option {option} has the value '{value}'; expected a whole number of milliseconds from 0 to {int.MaxValue}, e.g. 20ms.");
+    }
 
     private static double ParseScale(string option, string value) =>
         double.TryParse(value, NumberStyles.Float, CultureInfo.InvariantCulture, out var result) && result > 0 && result <= 1000

@@ -61,6 +61,11 @@ public static class SimulationCommand
 
         output.WriteLine();
         output.Write(ResultTable.ToMarkdown(results));
+        if (results.Where(r => r.BrokerLatencyMs > 0).Select(r => r.BrokerLatencyMs).Distinct().ToList() is [var latency])
+        {
+            output.WriteLine($"Broker latency: {latency:0} ms on every receive, renew and settle call of the in-memory broker (pump rows; the other strategies simulate their broker calls).");
+        }
+
         if (options.Sweep)
         {
             output.WriteLine();
