@@ -40,7 +40,8 @@ public static class OptionParser
           --monitor                     print the monitor's counters every 3 s of scenario time
           --no-progress                 no live progress display for real-time runs
           --sweep                       run the strategies over CPU ms 10, 50, 100, 300, 1000, 3000 on one thread
-                                        (virtual time) and print total / lower bound and lost per strategy;
+                                        (virtual time, --messages default 100) and print total / lower bound
+                                        and lost per strategy;
                                         with --report DIR also draw it (sweep-total-over-bound.svg, sweep-lost.svg)
           --help                        this text
         """;
