@@ -18,6 +18,7 @@ public sealed class SvgLineChart
     private const int Bottom = 52;
     private readonly List<Series> _series = [];
     private IReadOnlyList<(double X, string Label)>? _xTicks;
+    private double? _yMax;
 
     /// <summary>Creates an empty chart.</summary>
     /// <param name="title">The title above the plot.</param>
@@ -60,17 +61,25 @@ public sealed class SvgLineChart
         _xTicks = ticks;
     }
 
+    /// <summary>Fixes the top of the y axis instead of fitting it to the points; higher points are drawn at the top.</summary>
+    /// <param name="yMax">The top of the y axis; positive.</param>
+    public void SetYMax(double yMax)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(yMax);
+        _yMax = yMax;
+    }
+
     /// <summary>Renders the chart.</summary>
     /// <returns>The SVG document.</returns>
     public string ToSvg()
     {
         var points = _series.SelectMany(s => s.Points).ToList();
         var xMax = NiceCeiling(points.Count == 0 ? 1 : points.Max(p => p.X));
-        var yMax = NiceCeiling(points.Count == 0 ? 1 : points.Max(p => p.Y));
+        var yMax = _yMax ?? NiceCeiling(points.Count == 0 ? 1 : points.Max(p => p.Y));
         var plotWidth = Width - Left - Right;
         var plotHeight = Height - Top - Bottom;
         double Px(double x) => Left + (x / xMax * plotWidth);
-        double Py(double y) => Top + plotHeight - (y / yMax * plotHeight);
+        double Py(double y) => Top + plotHeight - (Math.Min(y, yMax) / yMax * plotHeight);
 
         var svg = new StringBuilder();
         svg.Append(CultureInfo.InvariantCulture, $"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{Width}\" height=\"{Height}\" viewBox=\"0 0 {Width} {Height}\" font-family=\"sans-serif\" font-size=\"12\">\n");

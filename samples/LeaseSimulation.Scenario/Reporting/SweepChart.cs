@@ -9,6 +9,12 @@ namespace LeaseSimulation.Reporting;
 /// </summary>
 public static class SweepChart
 {
+    /// <summary>
+    /// The top of the total / lower bound axis: higher points are drawn at the top and their values listed in the
+    /// legend, e.g. <c>pump (&gt;3: 16.8, 5.3)</c>.
+    /// </summary>
+    public const double TotalOverBoundAxisMax = 3;
+
     private static readonly string[] Palette = ["#d62728", "#ff7f0e", "#1f77b4", "#2ca02c", "#9467bd", "#8c564b"];
 
     /// <summary>Renders total / lower bound (or lost, with <paramref name="lost"/>) of every strategy as SVG.</summary>
@@ -32,7 +38,18 @@ public static class SweepChart
                 .OrderBy(r => r.CpuMs)
                 .Select(r => (X(r.CpuMs), lost ? r.Lost : r.TotalOverLowerBound))
                 .ToList();
-            chart.AddSeries(strategies[s], points, Palette[s % Palette.Length]);
+            var offScale = lost ? [] : results
+                .Where(r => r.Strategy == strategies[s] && r.TotalOverLowerBound > TotalOverBoundAxisMax)
+                .OrderBy(r => r.CpuMs)
+                .Select(r => r.TotalOverLowerBound.ToString("0.0", CultureInfo.InvariantCulture))
+                .ToList();
+            var name = offScale.Count == 0 ? strategies[s] : $"{strategies[s]} (>{TotalOverBoundAxisMax:0}: {string.Join(", ", offScale)})";
+            chart.AddSeries(name, points, Palette[s % Palette.Length]);
+        }
+
+        if (!lost)
+        {
+            chart.SetYMax(TotalOverBoundAxisMax);
         }
 
         if (!lost && cpuTimes.Count > 0)
