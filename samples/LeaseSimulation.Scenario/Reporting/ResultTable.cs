@@ -9,8 +9,8 @@ public static class ResultTable
 {
     private static readonly string[] Headers =
     [
-        "context", "strategy", "clock", "cpu ms", "messages", "completed", "lost", "total s", "mean s/msg",
-        "worst lease lateness ms", "1-thread CPU limit s", "total/limit",
+        "context", "strategy", "clock", "broker latency ms", "cpu ms", "messages", "completed", "lost", "total s", "mean s/msg",
+        "worst lease lateness ms", "1-thread CPU limit s", "total/limit", "lower bound s", "total/bound",
     ];
 
     /// <summary>Formats <paramref name="results"/> as a markdown table with aligned columns.</summary>
@@ -43,6 +43,7 @@ public static class ResultTable
         r.Context,
         r.Strategy,
         r.Clock,
+        Format(r.BrokerLatencyMs, "0"),
         Format(r.CpuMs, "0"),
         r.Messages.ToString(CultureInfo.InvariantCulture),
         r.Completed.ToString(CultureInfo.InvariantCulture),
@@ -52,6 +53,8 @@ public static class ResultTable
         Format(r.MaxLeaseLatenessMs, "0"),
         Format(r.CpuLimitSeconds, "0"),
         Format(r.TotalOverLimit, "0.000"),
+        Format(r.LowerBoundSeconds, "0.0"),
+        Format(r.TotalOverLowerBound, "0.000"),
     ];
 
     private static string Format(double value, string format) => value.ToString(format, CultureInfo.InvariantCulture);

@@ -17,6 +17,8 @@ public sealed class SvgLineChart
     private const int Top = 40;
     private const int Bottom = 52;
     private readonly List<Series> _series = [];
+    private IReadOnlyList<(double X, string Label)>? _xTicks;
+    private double? _yMax;
 
     /// <summary>Creates an empty chart.</summary>
     /// <param name="title">The title above the plot.</param>
@@ -51,26 +53,42 @@ public sealed class SvgLineChart
         _series.Add(new Series(name, points, color, dashed));
     }
 
+    /// <summary>Labels the x axis at the given positions instead of at five even steps (e.g. categories at 0, 1, 2 …).</summary>
+    /// <param name="ticks">The positions and their labels.</param>
+    public void SetXTicks(IReadOnlyList<(double X, string Label)> ticks)
+    {
+        ArgumentNullException.ThrowIfNull(ticks);
+        _xTicks = ticks;
+    }
+
+    /// <summary>Fixes the top of the y axis instead of fitting it to the points; higher points are drawn at the top.</summary>
+    /// <param name="yMax">The top of the y axis; positive.</param>
+    public void SetYMax(double yMax)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(yMax);
+        _yMax = yMax;
+    }
+
     /// <summary>Renders the chart.</summary>
     /// <returns>The SVG document.</returns>
     public string ToSvg()
     {
         var points = _series.SelectMany(s => s.Points).ToList();
         var xMax = NiceCeiling(points.Count == 0 ? 1 : points.Max(p => p.X));
-        var yMax = NiceCeiling(points.Count == 0 ? 1 : points.Max(p => p.Y));
+        var yMax = _yMax ?? NiceCeiling(points.Count == 0 ? 1 : points.Max(p => p.Y));
         var plotWidth = Width - Left - Right;
         var plotHeight = Height - Top - Bottom;
         double Px(double x) => Left + (x / xMax * plotWidth);
-        double Py(double y) => Top + plotHeight - (y / yMax * plotHeight);
+        double Py(double y) => Top + plotHeight - (Math.Min(y, yMax) / yMax * plotHeight);
 
         var svg = new StringBuilder();
         svg.Append(CultureInfo.InvariantCulture, $"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{Width}\" height=\"{Height}\" viewBox=\"0 0 {Width} {Height}\" font-family=\"sans-serif\" font-size=\"12\">\n");
         svg.Append(CultureInfo.InvariantCulture, $"<rect width=\"{Width}\" height=\"{Height}\" fill=\"white\"/>\n");
         svg.Append(CultureInfo.InvariantCulture, $"<text x=\"{Width / 2}\" y=\"22\" text-anchor=\"middle\" font-size=\"15\">{Escape(Title)}</text>\n");
-        foreach (var tick in Ticks(xMax))
+        foreach (var (tick, label) in _xTicks ?? [.. Ticks(xMax).Select(t => (t, F(t)))])
         {
             svg.Append(CultureInfo.InvariantCulture, $"<line x1=\"{F(Px(tick))}\" y1=\"{Top}\" x2=\"{F(Px(tick))}\" y2=\"{Top + plotHeight}\" stroke=\"#e5e5e5\"/>\n");
-            svg.Append(CultureInfo.InvariantCulture, $"<text x=\"{F(Px(tick))}\" y=\"{Top + plotHeight + 16}\" text-anchor=\"middle\">{F(tick)}</text>\n");
+            svg.Append(CultureInfo.InvariantCulture, $"<text x=\"{F(Px(tick))}\" y=\"{Top + plotHeight + 16}\" text-anchor=\"middle\">{Escape(label)}</text>\n");
         }
 
         foreach (var tick in Ticks(yMax))

@@ -15,6 +15,12 @@ public sealed record SimulationResult
     /// <summary>Gets who judged the leases (<c>memory</c>, the embedded default, or <c>postgres</c>).</summary>
     public string Broker { get; init; } = "memory";
 
+    /// <summary>
+    /// Gets the latency, in milliseconds of scenario time, that the in-memory broker added to every receive, renew and
+    /// settle call of this run; 0 for strategies that do not go through it (only the pump does).
+    /// </summary>
+    public double BrokerLatencyMs { get; init; }
+
     /// <summary>Gets the clock (<c>virtual</c> or <c>real</c>).</summary>
     public required string Clock { get; init; }
 
@@ -42,6 +48,19 @@ public sealed record SimulationResult
     /// <summary>Gets the single-thread CPU limit, messages × loops × CPU, in seconds.</summary>
     public required double CpuLimitSeconds { get; init; }
 
+    /// <summary>
+    /// Gets the least scenario time in which the run could complete every message, in seconds: the largest of the CPU
+    /// work, the receive chain and one message's path (see <c>LowerBound</c> and docs/simulation.md).
+    /// </summary>
+    public double LowerBoundSeconds { get; init; }
+
+    /// <summary>Gets which path of the lower bound binds: <c>cpu</c>, <c>receive</c> or <c>path</c>.</summary>
+    public string? LowerBoundBinding { get; init; }
+
+    /// <summary>Gets the CPU mode in force on the real clock (<c>work</c>, <c>spin</c>, <c>sleep</c>); absent on the virtual clock.</summary>
+    [JsonIgnore(Condition = JsonIgnoreCondition.WhenWritingNull)]
+    public string? CpuMode { get; init; }
+
     /// <summary>Gets whether the run was stopped at its deadline (see <c>SimulationSettings.Deadline</c>).</summary>
     public bool StoppedAtDeadline { get; init; }
 
@@ -51,6 +70,10 @@ public sealed record SimulationResult
     /// <summary>Gets the total time over the single-thread CPU limit.</summary>
     [JsonIgnore]
     public double TotalOverLimit => CpuLimitSeconds > 0 ? TotalSeconds / CpuLimitSeconds : double.NaN;
+
+    /// <summary>Gets the total time over the lower bound (below 1 only when messages were lost, so less work was done).</summary>
+    [JsonIgnore]
+    public double TotalOverLowerBound => LowerBoundSeconds > 0 ? TotalSeconds / LowerBoundSeconds : double.NaN;
 
     /// <summary>Gets the wall-clock time the run took.</summary>
     [JsonIgnore]

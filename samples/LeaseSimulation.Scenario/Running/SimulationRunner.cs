@@ -3,6 +3,7 @@ using LeaseSimulation.Hosting;
 using LeaseSimulation.Results;
 using LeaseSimulation.Settings;
 using LeaseSimulation.Strategies;
+using LeaseSimulation.Timing;
 
 namespace LeaseSimulation.Running;
 
@@ -43,12 +44,14 @@ public static class SimulationRunner
         Volatile.Write(ref finished, true);
         var tracker = run.Tracker;
         var last = tracker.Snapshot();
+        var bound = LowerBound.Compute(settings, CpuParallelism(settings, strategy, run.Clock));
         tracker.Sample(tracker.LastFinish);
         return new SimulationResult
         {
             Context = SettingNames.Of(settings.Context),
             Strategy = strategy.Name,
             Broker = SettingNames.Of(settings.Broker),
+            BrokerLatencyMs = strategy.UsesInMemoryBroker(settings) ? settings.BrokerLatency.TotalMilliseconds : 0,
             Clock = SettingNames.Of(settings.Clock),
             CpuMs = settings.CpuTime.TotalMilliseconds,
             Messages = settings.Messages,
@@ -58,11 +61,30 @@ public static class SimulationRunner
             MeanMessageSeconds = Math.Round(tracker.MeanDoneDuration.TotalSeconds, 3),
             MaxLeaseLatenessMs = Math.Round(tracker.MaxLeaseLateness.TotalMilliseconds, 1),
             CpuLimitSeconds = Math.Round(settings.CpuLimit.TotalSeconds, 3),
+            LowerBoundSeconds = Math.Round(bound.Value.TotalSeconds, 3),
+            LowerBoundBinding = bound.Binding,
+            CpuMode = run.Clock is RealScenarioClock real ? SettingNames.Of(real.CpuMode) : null,
             StoppedAtDeadline = run.ReachedDeadline,
             AbandonedAtDeadline = tracker.Abandoned,
             WallTime = wall.Elapsed,
             Timeline = tracker.Timeline,
         };
+    }
+
+    /// <summary>
+    /// How many CPU operations can progress at once: 1 on one thread; otherwise the strategy's thread cap, and with
+    /// conserved work (<see cref="CpuMode.Work"/>) at most the processor count. Sleeping or spinning operations are
+    /// wall time, so they overlap on any number of threads.
+    /// </summary>
+    private static int CpuParallelism(SimulationSettings settings, ConsumerStrategy strategy, ScenarioClock clock)
+    {
+        if (settings.Context == ContextKind.SingleThread)
+        {
+            return 1;
+        }
+
+        var threads = strategy.MaxCpuThreads(settings) ?? settings.Messages;
+        return clock is RealScenarioClock { CpuMode: CpuMode.Work } ? Math.Min(threads, Environment.ProcessorCount) : threads;
     }
 
     private static IDisposable? PrepareThreadPool(SimulationSettings settings) => settings.Context switch

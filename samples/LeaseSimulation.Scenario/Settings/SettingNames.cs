@@ -34,6 +34,17 @@ public static class SettingNames
         _ => throw new ArgumentOutOfRangeException(nameof(broker), broker, "Unknown broker."),
     };
 
+    /// <summary>Gets the spelling of a CPU mode (<c>sleep</c>, <c>spin</c>, <c>work</c>).</summary>
+    /// <param name="mode">The CPU mode.</param>
+    /// <returns>The spelling.</returns>
+    public static string Of(CpuMode mode) => mode switch
+    {
+        CpuMode.Sleep => "sleep",
+        CpuMode.Spin => "spin",
+        CpuMode.Work => "work",
+        _ => throw new ArgumentOutOfRangeException(nameof(mode), mode, "Unknown CPU mode."),
+    };
+
     /// <summary>Parses a context spelling.</summary>
     /// <param name="text">The spelling.</param>
     /// <param name="context">The context.</param>

@@ -45,6 +45,13 @@ public sealed record SimulationSettings
     /// <summary>Gets the Npgsql connection string of the <see cref="BrokerKind.Postgres"/> broker; ignored for the in-memory one.</summary>
     public string? BrokerConnection { get; init; }
 
+    /// <summary>
+    /// Gets the latency the in-memory broker adds to every receive, renew and settle call (its
+    /// <c>InMemoryQueueOptions.Latency</c>), in scenario time. Only the strategies that go through the in-memory broker
+    /// (<c>ConsumerStrategy.UsesInMemoryBroker</c>: the pump) see it. Defaults to zero.
+    /// </summary>
+    public TimeSpan BrokerLatency { get; init; }
+
     /// <summary>Gets the real-clock scale: 0.01 turns 1000 ms of scenario time into 10 ms. Ignored on the virtual clock.</summary>
     public double TimeScale { get; init; } = DefaultTimeScale;
 
@@ -69,8 +76,11 @@ public sealed record SimulationSettings
     /// <summary>Gets the lease duration: a renewal more than this after the previous one finds the message lost.</summary>
     public TimeSpan LeaseDuration { get; init; } = DefaultLeaseDuration;
 
-    /// <summary>Gets how a CPU operation holds its thread on the real clock.</summary>
-    public CpuMode CpuMode { get; init; } = CpuMode.Sleep;
+    /// <summary>
+    /// Gets how a CPU operation holds its thread on the real clock: by default <see cref="CpuMode.Work"/> (conserved
+    /// CPU work); <see cref="CpuMode.Sleep"/> is the seed's blocking sleep.
+    /// </summary>
+    public CpuMode CpuMode { get; init; } = CpuMode.Work;
 
     /// <summary>Gets the number of worker threads of the multi-thread priority scheduler.</summary>
     public int Threads { get; init; } = DefaultThreads;
@@ -166,6 +176,12 @@ public sealed record SimulationSettings
         ThrowIfNegative(CpuTime, nameof(CpuTime));
         ThrowIfNegative(IoTime, nameof(IoTime));
         ThrowIfNegative(ReceiveTime, nameof(ReceiveTime));
+        ThrowIfNegative(BrokerLatency, nameof(BrokerLatency));
+        if (BrokerLatency.TotalMilliseconds * (Clock == ClockKind.Real ? TimeScale : 1) > PriorityAsync.PrioritySchedulerOptions.MaxTimerDelay.TotalMilliseconds)
+        {
+            throw new ArgumentOutOfRangeException(nameof(BrokerLatency), BrokerLatency, $"BrokerLatency must be at most {PriorityAsync.PrioritySchedulerOptions.MaxTimerDelay} after scaling (the longest .NET timer).");
+        }
+
         if (RenewInterval <= TimeSpan.Zero)
         {
             throw new ArgumentOutOfRangeException(nameof(RenewInterval), RenewInterval, "RenewInterval must be positive.");

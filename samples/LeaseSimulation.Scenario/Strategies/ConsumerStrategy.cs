@@ -18,6 +18,22 @@ public abstract class ConsumerStrategy
     /// <param name="run">The run: settings (including the context), clock, queue and tracker.</param>
     public abstract void Run(ScenarioRun run);
 
+    /// <summary>
+    /// Gets the most threads that can run CPU operations at once in a multi-thread context, or <see langword="null"/>
+    /// when unbounded (the thread pool). Used by the lower bound (<c>LowerBound</c>).
+    /// </summary>
+    /// <param name="settings">The run's settings.</param>
+    /// <returns>The thread count, or <see langword="null"/>.</returns>
+    public virtual int? MaxCpuThreads(LeaseSimulation.Settings.SimulationSettings settings) => null;
+
+    /// <summary>
+    /// Gets whether the strategy receives, renews and settles through PriorityAsync's in-memory broker, so that
+    /// <c>SimulationSettings.BrokerLatency</c> applies to it. The seed's consumers simulate those calls themselves.
+    /// </summary>
+    /// <param name="settings">The run's settings.</param>
+    /// <returns><see langword="true"/> when the broker latency applies.</returns>
+    public virtual bool UsesInMemoryBroker(LeaseSimulation.Settings.SimulationSettings settings) => false;
+
     /// <inheritdoc />
     public override string ToString() => Name;
 }

@@ -18,6 +18,13 @@ public sealed class PriorityStrategy : ConsumerStrategy
     public override string Description => "The seed's code with YieldTo into lease / processing / receive lanes, on PriorityAsync.";
 
     /// <inheritdoc />
+    public override int? MaxCpuThreads(LeaseSimulation.Settings.SimulationSettings settings)
+    {
+        ArgumentNullException.ThrowIfNull(settings);
+        return settings.Threads; // the PriorityTaskScheduler's dedicated workers (PriorityHost)
+    }
+
+    /// <inheritdoc />
     public override void Run(ScenarioRun run)
     {
         ArgumentNullException.ThrowIfNull(run);

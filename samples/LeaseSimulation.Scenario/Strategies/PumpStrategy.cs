@@ -22,6 +22,20 @@ public sealed class PumpStrategy : ConsumerStrategy
     public override string Description => "MessagePump on the in-memory lease broker (or PostgreSQL) with the seed's processing loop as handler.";
 
     /// <inheritdoc />
+    public override int? MaxCpuThreads(LeaseSimulation.Settings.SimulationSettings settings)
+    {
+        ArgumentNullException.ThrowIfNull(settings);
+        return settings.Threads; // the PriorityTaskScheduler's dedicated workers (PriorityHost)
+    }
+
+    /// <inheritdoc />
+    public override bool UsesInMemoryBroker(LeaseSimulation.Settings.SimulationSettings settings)
+    {
+        ArgumentNullException.ThrowIfNull(settings);
+        return settings.Broker == LeaseSimulation.Settings.BrokerKind.Memory;
+    }
+
+    /// <inheritdoc />
     public override void Run(ScenarioRun run)
     {
         ArgumentNullException.ThrowIfNull(run);
@@ -38,6 +52,7 @@ public sealed class PumpStrategy : ConsumerStrategy
         {
             LockDuration = settings.LeaseDuration * scale,
             MaxDeliveryCount = 1, // a lost lease loses the message, as in the seed (no redelivery)
+            Latency = settings.BrokerLatency * scale, // on every receive, renew and settle call (--broker-latency)
         });
         for (var i = 1; i <= settings.Messages; i++)
         {

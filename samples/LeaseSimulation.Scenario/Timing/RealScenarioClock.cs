@@ -21,8 +21,11 @@ public sealed class RealScenarioClock : ScenarioClock
         }
 
         _scale = scale;
-        _cpuMode = cpuMode;
+        _cpuMode = cpuMode == CpuMode.Work && !ThreadCpuTime.IsSupported ? CpuMode.Spin : cpuMode;
     }
+
+    /// <summary>Gets the CPU mode in force: the one asked for, or <see cref="CpuMode.Spin"/> for an unsupported <see cref="CpuMode.Work"/>.</summary>
+    public CpuMode CpuMode => _cpuMode;
 
     /// <inheritdoc />
     public override TimeSpan Now => _stopwatch.Elapsed / _scale;
@@ -37,6 +40,12 @@ public sealed class RealScenarioClock : ScenarioClock
         if (_cpuMode == CpuMode.Sleep)
         {
             Thread.Sleep(clockTime);
+            return;
+        }
+
+        if (_cpuMode == CpuMode.Work)
+        {
+            ConservedCpuWork.Run(clockTime, ThreadCpuTime.Now);
             return;
         }
 

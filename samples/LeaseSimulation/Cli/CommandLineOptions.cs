@@ -20,6 +20,12 @@ public sealed record CommandLineOptions
     /// <summary>Gets the connection string of <c>--broker postgres</c>.</summary>
     public string? Connection { get; init; }
 
+    /// <summary>
+    /// Gets the in-memory broker's latency per receive, renew and settle call in ms, or <see langword="null"/> for
+    /// <see cref="MatrixPlanner.DefaultBrokerLatencyMs"/>.
+    /// </summary>
+    public int? BrokerLatencyMs { get; init; }
+
     /// <summary>Gets the real-clock time scale.</summary>
     public double? TimeScale { get; init; }
 
@@ -64,6 +70,9 @@ public sealed record CommandLineOptions
 
     /// <summary>Gets whether to skip the live progress display of real-time runs.</summary>
     public bool NoProgress { get; init; }
+
+    /// <summary>Gets whether to run the CPU sweep (<see cref="SweepPlanner"/>) instead of the matrix.</summary>
+    public bool Sweep { get; init; }
 
     /// <summary>Gets whether help was asked for.</summary>
     public bool Help { get; init; }

@@ -16,6 +16,12 @@ public static class MatrixPlanner
     /// </summary>
     public static readonly IReadOnlyList<string> ScaleCheckStrategies = ["priority", "pump"];
 
+    /// <summary>
+    /// The in-memory broker's latency per receive, renew and settle call when <c>--broker-latency</c> is not given, in
+    /// ms of scenario time: a broker a network hop away, not an instant one (it applies to the pump's rows).
+    /// </summary>
+    public const int DefaultBrokerLatencyMs = 20;
+
     /// <summary>The message-count multiplier of the scale rows.</summary>
     public const int ScaleFactor = 3;
 
@@ -45,6 +51,11 @@ public static class MatrixPlanner
             {
                 throw new OptionException("--connection", $"Option --connection is not a valid Npgsql connection string: {ex.Message.Split('\n')[0]}");
             }
+        }
+
+        if (broker == BrokerKind.Postgres && options.BrokerLatencyMs is not null)
+        {
+            throw new OptionException("--broker-latency", "Option --broker-latency needs --broker memory (the PostgreSQL broker has its own latency).");
         }
 
         if (broker != BrokerKind.Postgres && options.Connection is not null)
@@ -100,6 +111,7 @@ public static class MatrixPlanner
             Clock = clock,
             Broker = o.Broker ?? BrokerKind.Memory,
             BrokerConnection = o.Connection,
+            BrokerLatency = (o.Broker ?? BrokerKind.Memory) == BrokerKind.Memory ? TimeSpan.FromMilliseconds(o.BrokerLatencyMs ?? DefaultBrokerLatencyMs) : TimeSpan.Zero,
             Messages = messages,
             CpuTime = TimeSpan.FromMilliseconds(cpuMs),
             TimeScale = o.TimeScale ?? defaults.TimeScale,
@@ -141,6 +153,7 @@ public static class MatrixPlanner
         nameof(SimulationSettings.CpuMode) => "--cpu-mode",
         nameof(SimulationSettings.Broker) => "--broker",
         nameof(SimulationSettings.BrokerConnection) => "--connection",
+        nameof(SimulationSettings.BrokerLatency) => "--broker-latency",
         _ => "--" + (setting ?? "options").ToLowerInvariant(),
     };
 }

@@ -15,6 +15,10 @@ public static class OptionParser
           --broker memory|postgres      who judges leases: the embedded in-memory default, or a PostgreSQL server
                                         (real clock; e.g. --time-scale 0.1 for 500 ms locks)
           --connection STRING           the Npgsql connection string of --broker postgres
+          --broker-latency D            latency of every receive, renew and settle call of the in-memory broker,
+                                        in ms of scenario time: 20ms or 20 (default 20ms). Applies to the strategy
+                                        that goes through that broker: pump. fifo, seed-yield and priority simulate
+                                        their broker calls themselves (--receive-ms) and ignore it; so does postgres
           --time-scale F                real-clock scale, 0.01 turns 1000 ms into 10 ms (default 0.04)
           --messages N                  messages in the queue (default 100, plus a 3x row for priority)
           --loops N                     CPU+IO iterations per message (default 20)
@@ -23,13 +27,22 @@ public static class OptionParser
           --receive-ms N                receive time (default 100)
           --renew-ms N                  renew interval (default 2000)
           --lease-ms N                  lease duration (default 5000)
-          --cpu-mode sleep|spin         how a CPU operation holds its thread on the real clock (default sleep)
+          --cpu-mode work|sleep|spin    how a CPU operation holds its thread on the real clock (default work):
+                                        work  = conserved CPU work: burn CPU until the thread's own CPU time
+                                                (clock_gettime CLOCK_THREAD_CPUTIME_ID) has advanced by the scaled
+                                                time, so a descheduled thread takes longer (spin where unsupported)
+                                        sleep = Thread.Sleep, the seed's blocking operation (no CPU used)
+                                        spin  = burn CPU for the scaled wall time, however little CPU it got
           --threads N                   workers of the multi-thread priority scheduler (default: processor count, at least 4)
           --seed N                      seed of the IO-time jitter (default 1)
           --json PATH                   write the results as JSON
           --report DIR                  write a markdown report and an SVG chart
           --monitor                     print the monitor's counters every 3 s of scenario time
           --no-progress                 no live progress display for real-time runs
+          --sweep                       run the strategies over CPU ms 10, 50, 100, 300, 1000, 3000 on one thread
+                                        (virtual time, --messages default 100) and print total / lower bound
+                                        and lost per strategy;
+                                        with --report DIR also draw it (sweep-total-over-bound.svg, sweep-lost.svg)
           --help                        this text
         """;
 
@@ -81,6 +94,7 @@ public static class OptionParser
                 "--time-scale" => options with { TimeScale = ParseScale(option, Value()) },
                 "--broker" => options with { Broker = ParseEnum<BrokerKind>(option, Value(), "memory|postgres") },
                 "--connection" => options with { Connection = ParsePath(option, Value()) },
+                "--broker-latency" => options with { BrokerLatencyMs = ParseMilliseconds(option, Value()) },
                 "--messages" => options with { Messages = ParseInt(option, Value(), 1) },
                 "--loops" => options with { Loops = ParseInt(option, Value(), 1) },
                 "--cpu-ms" => options with { CpuMs = ParseInt(option, Value(), 0) },
@@ -88,13 +102,14 @@ public static class OptionParser
                 "--receive-ms" => options with { ReceiveMs = ParseInt(option, Value(), 0) },
                 "--renew-ms" => options with { RenewMs = ParseInt(option, Value(), 1) },
                 "--lease-ms" => options with { LeaseMs = ParseInt(option, Value(), 1) },
-                "--cpu-mode" => options with { CpuMode = ParseEnum<CpuMode>(option, Value(), "sleep|spin") },
+                "--cpu-mode" => options with { CpuMode = ParseEnum<CpuMode>(option, Value(), "work|sleep|spin") },
                 "--threads" => options with { Threads = ParseInt(option, Value(), 1) },
                 "--seed" => options with { Seed = ParseInt(option, Value(), int.MinValue) },
                 "--json" => options with { JsonPath = ParsePath(option, Value()) },
                 "--report" => options with { ReportDirectory = ParsePath(option, Value()) },
                 "--monitor" => Flag(options with { Monitor = true }, option, inlineValue),
                 "--no-progress" => Flag(options with { NoProgress = true }, option, inlineValue),
+                "--sweep" => Flag(options with { Sweep = true }, option, inlineValue),
                 "--help" or "-h" => Flag(options with { Help = true }, option, inlineValue),
                 _ => throw new OptionException(option, $"Unknown option {option}; see --help."),
             };
@@ -141,6 +156,14 @@ public static class OptionParser
         int.TryParse(value, NumberStyles.Integer, CultureInfo.InvariantCulture, out var result) && result >= minimum
             ? result
             : throw new OptionException(option, $"Option {option} has the value '{value}'; expected a whole number of at least {minimum}.");
+
+    private static int ParseMilliseconds(string option, string value)
+    {
+        var number = value.EndsWith("ms", StringComparison.OrdinalIgnoreCase) ? value[..^2] : value;
+        return int.TryParse(number, NumberStyles.None, CultureInfo.InvariantCulture, out var result)
+            ? result
+            : throw new OptionException(option, $"Option {option} has the value '{value}'; expected a whole number of milliseconds from 0 to {int.MaxValue}, e.g. 20ms.");
+    }
 
     private static double ParseScale(string option, string value) =>
         double.TryParse(value, NumberStyles.Float, CultureInfo.InvariantCulture, out var result) && result > 0 && result <= 1000

@@ -33,7 +33,7 @@ public static class SimulationCommand
                 return 0;
             }
 
-            plan = MatrixPlanner.Plan(options);
+            plan = options.Sweep ? SweepPlanner.Plan(options) : MatrixPlanner.Plan(options);
         }
         catch (OptionException ex)
         {
@@ -61,13 +61,28 @@ public static class SimulationCommand
 
         output.WriteLine();
         output.Write(ResultTable.ToMarkdown(results));
+        if (results.Where(r => r.BrokerLatencyMs > 0).Select(r => r.BrokerLatencyMs).Distinct().ToList() is [var latency])
+        {
+            output.WriteLine($"Broker latency: {latency:0} ms on every receive, renew and settle call of the in-memory broker (pump rows; the other strategies simulate their broker calls).");
+        }
+
+        if (options.Sweep)
+        {
+            output.WriteLine();
+            output.Write(SweepTable.ToMarkdown(results));
+        }
+
         if (options.JsonPath is { } jsonPath)
         {
             WriteJson(jsonPath, results);
             output.WriteLine($"JSON: {jsonPath}");
         }
 
-        if (options.ReportDirectory is { } reportDirectory)
+        if (options.Sweep && options.ReportDirectory is { } sweepDirectory)
+        {
+            output.WriteLine($"Sweep report: {SweepReport.Write(sweepDirectory, results, string.Join(' ', args))}");
+        }
+        else if (options.ReportDirectory is { } reportDirectory)
         {
             var reportPath = SimulationReport.Write(reportDirectory, results, string.Join(' ', args));
             output.WriteLine($"Report: {reportPath}");

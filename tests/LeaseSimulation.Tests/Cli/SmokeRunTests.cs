@@ -22,9 +22,19 @@ public sealed class SmokeRunTests
             using var document = JsonDocument.Parse(File.ReadAllText(json));
             var runs = document.RootElement.EnumerateArray().ToList();
             runs.Should().NotBeEmpty();
-            foreach (var field in new[] { "context", "strategy", "broker", "clock", "cpuMs", "messages", "completed", "lost", "totalSeconds", "meanMessageSeconds", "maxLeaseLatenessMs", "cpuLimitSeconds" })
+            foreach (var field in new[] { "context", "strategy", "broker", "clock", "cpuMs", "messages", "completed", "lost", "totalSeconds", "meanMessageSeconds", "maxLeaseLatenessMs", "cpuLimitSeconds", "lowerBoundSeconds" })
             {
                 runs[0].TryGetProperty(field, out _).Should().BeTrue(field);
+            }
+
+            foreach (var run in runs)
+            {
+                var bound = run.GetProperty("lowerBoundSeconds").GetDouble();
+                bound.Should().BeGreaterThan(0);
+                if (run.GetProperty("lost").GetInt32() == 0)
+                {
+                    run.GetProperty("totalSeconds").GetDouble().Should().BeGreaterThanOrEqualTo(bound, "no run that completes every message beats its lower bound");
+                }
             }
         }
         finally
