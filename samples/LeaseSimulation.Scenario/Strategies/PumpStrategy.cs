@@ -40,14 +40,17 @@ public sealed class PumpStrategy : ConsumerStrategy
     {
         ArgumentNullException.ThrowIfNull(run);
         using var postgres = run.Settings.Broker == LeaseSimulation.Settings.BrokerKind.Postgres ? PostgresScenarioQueue.Create(run.Settings, Name) : null;
-        PriorityHost.Run(run, scheduler => RunPumpAsync(run, scheduler, (IMessageSource?)postgres?.Queue ?? CreateInMemoryQueue(run, scheduler)));
+        PriorityHost.Run(run, scheduler => RunPumpAsync(run, scheduler, (IMessageSource?)postgres?.Queue ?? CreateInMemoryQueue(run)));
     }
 
-    private static InMemoryQueue CreateInMemoryQueue(ScenarioRun run, PriorityScheduler scheduler)
+    private static InMemoryQueue CreateInMemoryQueue(ScenarioRun run)
     {
         var settings = run.Settings;
         var scale = settings.Clock == LeaseSimulation.Settings.ClockKind.Virtual ? 1.0 : settings.TimeScale;
-        var broker = new InMemoryLeaseBroker(scheduler.TimeProvider);
+
+        // The broker keeps its own time: the scheduler's TimeProvider would run its latency timers in a lane, so the broker's
+        // side of a call (the lock check, the renewal) would wait behind the consumer's CPU slices.
+        var broker = new InMemoryLeaseBroker(run.Clock.TimeProvider);
         var queue = broker.CreateQueue("seed-001", new InMemoryQueueOptions
         {
             LockDuration = settings.LeaseDuration * scale,

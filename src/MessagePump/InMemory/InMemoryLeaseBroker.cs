@@ -15,7 +15,11 @@ public sealed class InMemoryLeaseBroker
     private readonly ConcurrentDictionary<string, InMemoryQueue> _queues = new(StringComparer.Ordinal);
 
     /// <summary>Creates a broker on <paramref name="timeProvider"/>.</summary>
-    /// <param name="timeProvider">The clock; <see langword="null"/> for <see cref="TimeProvider.System"/>.</param>
+    /// <param name="timeProvider">
+    /// The clock; <see langword="null"/> for <see cref="TimeProvider.System"/>. On virtual time, the
+    /// <see cref="VirtualTimeProvider"/> itself — not a scheduler's <see cref="PriorityScheduler.TimeProvider"/>, whose
+    /// timers run in its lanes: the broker's side of each delayed call would then wait behind the consumer's slices.
+    /// </param>
     public InMemoryLeaseBroker(TimeProvider? timeProvider = null)
     {
         TimeProvider = timeProvider ?? TimeProvider.System;

@@ -39,23 +39,19 @@ public sealed partial class MessagePump
     }
 
     /// <summary>
-    /// How much lock time may remain at renewal: the option when set; otherwise the larger of min(half of the remaining
-    /// lock, 10 s) — Azure Service Bus's rule — and three times the worst renew round trip observed lately, so that a
-    /// renewal starts early enough to finish before the lock ends on a broker that answers slowly.
+    /// How much lock time may remain at renewal: the option when set, otherwise min(half of the remaining lock, 10 s) —
+    /// Azure Service Bus's rule — and in both cases at least three times the worst renew round trip observed lately
+    /// (measured until the keeper runs again, so it includes the slice that was running when the answer came): a renewal
+    /// sent later than that could not reach the broker before the lock ends.
     /// </summary>
     private TimeSpan RenewalBuffer(TimeSpan remaining)
     {
-        if (_options.LockRenewalBuffer is { } buffer)
-        {
-            return buffer;
-        }
-
         if (remaining <= TimeSpan.Zero)
         {
             return TimeSpan.Zero;
         }
 
-        var rule = TimeSpan.FromTicks(Math.Min(remaining.Ticks / 2, MaxDefaultRenewalBuffer.Ticks));
+        var rule = _options.LockRenewalBuffer ?? TimeSpan.FromTicks(Math.Min(remaining.Ticks / 2, MaxDefaultRenewalBuffer.Ticks));
         var byRoundTrip = _renewRoundTrips.RequiredSlack;
         return byRoundTrip > rule ? byRoundTrip : rule;
     }

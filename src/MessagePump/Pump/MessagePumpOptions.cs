@@ -37,8 +37,9 @@ public sealed class MessagePumpOptions
 
     /// <summary>
     /// Gets or sets how much lock time may remain when the pump renews. <see langword="null"/> (the default) renews
-    /// when min(half of the remaining lock, 10 s) remains, like Azure Service Bus, or earlier when three times the worst
-    /// of the last 32 renew round trips is more. Set, it overrides both. Positive and below the source's lock duration.
+    /// when min(half of the remaining lock, 10 s) remains, like Azure Service Bus. Set, it replaces that rule. Either
+    /// way the pump renews earlier when three times the worst of the last 32 renew round trips is more: a renewal sent
+    /// later could not reach the broker in time. Positive and below the source's lock duration.
     /// </summary>
     public TimeSpan? LockRenewalBuffer { get; set; }
 

@@ -40,8 +40,11 @@ public sealed class TrackedMessageSource : IMessageSource
             return null;
         }
 
+        // The seed's receive time is the whole receive call; the broker's own latency (--broker-latency) is part of it, so
+        // the pump's receive takes as long as the seed consumer's rather than their sum.
         var settings = _run.Settings;
-        await _run.Clock.Delay(ScenarioRandom.Jitter(settings.ReceiveTime, settings.IoJitter, _random), _timers, cancellationToken);
+        var receiveTime = ScenarioRandom.Jitter(settings.ReceiveTime, settings.IoJitter, _random) - settings.BrokerLatency;
+        await _run.Clock.Delay(receiveTime > TimeSpan.Zero ? receiveTime : TimeSpan.Zero, _timers, cancellationToken);
         if (!_run.Queue.TryTake(out var simulated))
         {
             return null;
