@@ -125,6 +125,17 @@ internal static class Sql
         WHERE id = @id AND lock_token = @token AND locked_until > clock_timestamp()
         """;
 
+    /// <summary>
+    /// Deletes, in one statement, every message of @queue whose pair in (@ids bigint[], @tokens uuid[]) holds its
+    /// unexpired lock (the guard of <see cref="Complete"/>, row by row); returns the id and token of each deleted row.
+    /// </summary>
+    public const string CompleteBatch = """
+        DELETE FROM priorityasync.messages m
+        USING unnest(@ids::bigint[], @tokens::uuid[]) AS t (id, lock_token)
+        WHERE m.id = t.id AND m.lock_token = t.lock_token AND m.queue = @queue AND m.locked_until > clock_timestamp()
+        RETURNING m.id, m.lock_token
+        """;
+
     /// <summary>Releases the unexpired lock @token of message @id and wakes idle receivers.</summary>
     public const string Abandon = """
         WITH released AS (
