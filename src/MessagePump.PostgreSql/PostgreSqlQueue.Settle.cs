@@ -58,7 +58,6 @@ public sealed partial class PostgreSqlQueue
             Sql.CompleteBatch,
             command =>
             {
-                command.Parameters.Add(new NpgsqlParameter<string>("queue", Name));
                 command.Parameters.Add(new NpgsqlParameter<long[]>("ids", ids));
                 command.Parameters.Add(new NpgsqlParameter<Guid[]>("tokens", tokens));
             },
