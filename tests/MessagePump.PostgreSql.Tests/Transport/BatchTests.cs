@@ -142,6 +142,25 @@ public class BatchTests(ITestOutputHelper output)
         (await queue.GetStatisticsAsync()).Pending.Should().Be(0);
     }
 
+    [PostgresFact]
+    public async Task CompleteBatch_ConnectionTerminated_IsTransient_ForTheWholeCall_AndCompletesNothing()
+    {
+        var application = PostgresServer.UniqueName("batch_terminate");
+        await using var transport = PostgresServer.CreateTransport(connectionString: PostgresServer.WithApplicationName(application));
+        var queue = await transport.CreateQueueAsync(PostgresServer.UniqueName("batch_transient"));
+        await queue.SendBatchAsync(Enumerable.Range(0, 3).Select(i => new PostgreSqlMessage(new byte[] { (byte)i }, $"m{i}")));
+        var batch = await queue.ReceiveBatchAsync(3);
+        ((long)(await PostgresServer.ScalarAsync("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = @a", ("a", application)))!)
+            .Should().BeGreaterThanOrEqualTo(1L);
+        await Task.Delay(200);
+
+        var thrown = await FluentActions.Awaiting(() => queue.CompleteBatchAsync(batch)).Should().ThrowAsync<TransientTransportException>();
+        thrown.Which.Message.Should().Contain("Completing 3 message(s)");
+        (await queue.GetStatisticsAsync()).Should().Be(new PostgreSqlQueueStatistics(Visible: 0, Locked: 3, DeadLettered: 0), "the failed call completed nothing");
+        (await queue.CompleteBatchAsync(batch)).Should().HaveCount(3).And.OnlyContain(o => o == null, "the retry completes them all");
+        (await queue.GetStatisticsAsync()).Pending.Should().Be(0);
+    }
+
     [Theory]
     [InlineData(0)]
     [InlineData(-1)]
