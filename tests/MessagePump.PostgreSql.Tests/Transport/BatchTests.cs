@@ -197,6 +197,15 @@ public class BatchTests(ITestOutputHelper output)
         var nullItem = FluentActions.Invoking(() => { _ = queue.CompleteBatchAsync([Offline(queue, 1), null!]); }).Should().Throw<ArgumentNullException>().Which;
         nullItem.ParamName.Should().Be("messages");
         nullItem.Message.Should().Contain("index 1");
+
+        // The check is a copy of the abstraction's (internal to the MessagePump assembly): the same messages as the
+        // in-memory queue, which uses the original.
+        var inMemory = new InMemoryLeaseBroker().CreateQueue("orders");
+        inMemory.Send(new byte[] { 1 });
+        var inMemoryMessage = (await inMemory.ReceiveAsync())!;
+        FluentActions.Invoking(() => { _ = inMemory.CompleteBatchAsync(null!); }).Should().Throw<ArgumentNullException>().Which.Message.Should().Be(nullList.Message);
+        FluentActions.Invoking(() => { _ = inMemory.CompleteBatchAsync([]); }).Should().Throw<ArgumentException>().Which.Message.Should().Be(empty.Message);
+        FluentActions.Invoking(() => { _ = inMemory.CompleteBatchAsync([inMemoryMessage, null!]); }).Should().Throw<ArgumentNullException>().Which.Message.Should().Be(nullItem.Message);
     }
 
     [Fact]
