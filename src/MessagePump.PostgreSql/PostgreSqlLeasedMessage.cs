@@ -154,7 +154,7 @@ public sealed class PostgreSqlLeasedMessage : ILeasedMessage
     /// meanwhile, <see cref="OperationCanceledException"/>. A caller that cancels a renewal because it is settling the
     /// message (as the pump does) races the settlement: the renewal then finds the row gone, which is no lost lease.
     /// </summary>
-    private Exception LeaseLost(string operation, CancellationToken cancellationToken) => cancellationToken.IsCancellationRequested
+    internal Exception LeaseLost(string operation, CancellationToken cancellationToken) => cancellationToken.IsCancellationRequested
         ? new OperationCanceledException($"The {operation} of {this} was canceled; it matched no row.", cancellationToken)
         : new LeaseLostException($"Cannot {operation} {this}: the lock expired on the server's clock, the message was settled, or it was delivered again under a newer lock token.");
 }

@@ -30,6 +30,55 @@ public sealed partial class PostgreSqlQueue
     public async Task<ILeasedMessage?> ReceiveAsync(TimeSpan maxWaitTime, CancellationToken cancellationToken = default)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(maxWaitTime, TimeSpan.Zero);
+        var received = await ReceiveWaitingAsync(1, maxWaitTime, cancellationToken).ConfigureAwait(false);
+        return received.Count > 0 ? received[0] : null;
+    }
+
+    /// <summary>
+    /// Receives and locks up to <paramref name="maxMessages"/> of the oldest visible messages in one statement, waiting
+    /// up to the transport's <see cref="PostgreSqlTransportOptions.ReceiveWaitTime"/> for the first one when the queue
+    /// is empty. Returns as soon as one statement locked at least one message: it never waits to fill the batch.
+    /// </summary>
+    /// <param name="maxMessages">The most messages to return; at least 1.</param>
+    /// <param name="cancellationToken">Cancels the receive, including the wait.</param>
+    /// <returns>The locked messages, oldest first; none when no message became visible within the wait.</returns>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="maxMessages"/> is zero or negative.</exception>
+    /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled.</exception>
+    /// <exception cref="TransientTransportException">The server could not be reached or failed in a way worth retrying.</exception>
+    public Task<IReadOnlyList<ILeasedMessage>> ReceiveBatchAsync(int maxMessages, CancellationToken cancellationToken = default) =>
+        ReceiveBatchAsync(maxMessages, Transport.Options.ReceiveWaitTime, cancellationToken);
+
+    /// <summary>
+    /// Receives and locks up to <paramref name="maxMessages"/> of the oldest visible messages in one statement, waiting
+    /// up to <paramref name="maxWaitTime"/> for the first one exactly as <see cref="ReceiveAsync(TimeSpan, CancellationToken)"/>
+    /// waits (NOTIFY and <see cref="PostgreSqlTransportOptions.PollInterval"/>). Returns as soon as one statement locked
+    /// at least one message: it never waits to fill the batch. Messages that had their last allowed delivery are moved
+    /// to the dead-letter table by the same statement and count against <paramref name="maxMessages"/>.
+    /// </summary>
+    /// <param name="maxMessages">The most messages to return; at least 1.</param>
+    /// <param name="maxWaitTime">How long to wait for a first message; zero looks once.</param>
+    /// <param name="cancellationToken">Cancels the receive before its statement runs or while it waits; messages already locked are returned.</param>
+    /// <returns>The locked messages, oldest first; none when no message became visible within the wait.</returns>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="maxMessages"/> is zero or negative, or <paramref name="maxWaitTime"/> is negative.</exception>
+    /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled.</exception>
+    /// <exception cref="TransientTransportException">The server could not be reached or failed in a way worth retrying.</exception>
+    public Task<IReadOnlyList<ILeasedMessage>> ReceiveBatchAsync(int maxMessages, TimeSpan maxWaitTime, CancellationToken cancellationToken = default)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(maxMessages);
+        ArgumentOutOfRangeException.ThrowIfLessThan(maxWaitTime, TimeSpan.Zero);
+        return AsLeased(ReceiveWaitingAsync(maxMessages, maxWaitTime, cancellationToken));
+
+        static async Task<IReadOnlyList<ILeasedMessage>> AsLeased(Task<IReadOnlyList<PostgreSqlLeasedMessage>> receive) =>
+            await receive.ConfigureAwait(false);
+    }
+
+    /// <summary>
+    /// The wait loop of every receive: runs the receive statement for up to <paramref name="maxMessages"/> and, while it
+    /// finds nothing, waits for the queue's NOTIFY or <see cref="PostgreSqlTransportOptions.PollInterval"/>, whichever
+    /// comes first, until <paramref name="maxWaitTime"/> is over. Returns the first non-empty result at once.
+    /// </summary>
+    private async Task<IReadOnlyList<PostgreSqlLeasedMessage>> ReceiveWaitingAsync(int maxMessages, TimeSpan maxWaitTime, CancellationToken cancellationToken)
+    {
         cancellationToken.ThrowIfCancellationRequested();
         var clock = TimeProvider.System;
         var deadline = clock.GetUtcNow() + maxWaitTime;
@@ -39,18 +88,18 @@ public sealed partial class PostgreSqlQueue
             var wakeUp = maxWaitTime > TimeSpan.Zero ? Transport.Listener.GetSignal(Name).Next : null;
 
             // The statement itself is not canceled (it is short, and bounded by the command timeout): a receive canceled
-            // after the server locked a message but before the reply was read would leave that message locked, unseen,
-            // until its lock expired. Cancellation is honoured before the statement and during the wait.
-            var received = await ReceiveBatchAsync(1, CancellationToken.None).ConfigureAwait(false);
+            // after the server locked messages but before the reply was read would leave them locked, unseen, until their
+            // locks expired. Cancellation is honoured before the statement and during the wait.
+            var received = await LockBatchAsync(maxMessages, CancellationToken.None).ConfigureAwait(false);
             if (received.Count > 0)
             {
-                return received[0];
+                return received;
             }
 
             var remaining = deadline - clock.GetUtcNow();
             if (wakeUp is null || remaining <= TimeSpan.Zero)
             {
-                return null;
+                return received;
             }
 
             try
@@ -66,9 +115,10 @@ public sealed partial class PostgreSqlQueue
 
     /// <summary>
     /// Receives and locks up to <paramref name="maxMessages"/> visible messages in one statement (messages that had
-    /// their last delivery are dead-lettered by the same statement and the statement is repeated). Does not wait.
+    /// their last delivery are dead-lettered by the same statement; when it moved some and locked none, the statement is
+    /// repeated). Does not wait.
     /// </summary>
-    internal async Task<IReadOnlyList<PostgreSqlLeasedMessage>> ReceiveBatchAsync(int maxMessages, CancellationToken cancellationToken)
+    internal async Task<IReadOnlyList<PostgreSqlLeasedMessage>> LockBatchAsync(int maxMessages, CancellationToken cancellationToken)
     {
         while (true)
         {

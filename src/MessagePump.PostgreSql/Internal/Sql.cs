@@ -125,6 +125,26 @@ internal static class Sql
         WHERE id = @id AND lock_token = @token AND locked_until > clock_timestamp()
         """;
 
+    /// <summary>
+    /// Deletes, in one statement, every message whose pair in (@ids bigint[], @tokens uuid[]) holds its unexpired lock
+    /// (the guard of <see cref="Complete"/>, row by row); returns the id and token of each deleted row.
+    /// </summary>
+    /// <remarks>
+    /// The plan must probe the primary key once per pair whatever the statistics say. A queue table's statistics are
+    /// usually stale (it was analyzed nearly empty, then filled; <c>reltuples</c> a few dozen over a thousand pages), so
+    /// with the arrays visible to the planner (100 pairs) it preferred a hash join over a sequential scan of the whole
+    /// table: 3.7 ms instead of 0.3 ms per 100. The arrays are therefore read through sub-selects (init plans, whose
+    /// length the planner does not know), which keeps the nested loop over the primary key; and there is no queue
+    /// condition (ids are unique across queues and the caller checked the queue), which once steered the plan into the
+    /// <c>(queue, id)</c> index and a scan of the whole queue.
+    /// </remarks>
+    public const string CompleteBatch = """
+        DELETE FROM priorityasync.messages m
+        USING unnest((SELECT @ids::bigint[]), (SELECT @tokens::uuid[])) AS t (id, lock_token)
+        WHERE m.id = t.id AND m.lock_token = t.lock_token AND m.locked_until > clock_timestamp()
+        RETURNING m.id, m.lock_token
+        """;
+
     /// <summary>Releases the unexpired lock @token of message @id and wakes idle receivers.</summary>
     public const string Abandon = """
         WITH released AS (

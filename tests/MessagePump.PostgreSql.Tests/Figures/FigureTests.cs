@@ -6,7 +6,7 @@ namespace PriorityAsync.Messaging.PostgreSql.Tests.Figures;
 
 /// <summary>
 /// The figures of docs/postgresql.md, measured on the test server (printed; nothing about speed is asserted):
-/// pump throughput with a no-op handler on one thread, and the renew round trip.
+/// pump throughput with a no-op handler on one thread, raw transport throughput in batches, and the renew round trip.
 /// </summary>
 [Collection(RealTimeCollection.Name)]
 public class FigureTests(ITestOutputHelper output)
@@ -43,6 +43,61 @@ public class FigureTests(ITestOutputHelper output)
         output.WriteLine($"pump, no-op handler, one thread (PriorityAsyncContext), MaxInFlight 16: {Messages} messages in {watch.Elapsed.TotalSeconds:0.00} s = {Messages / watch.Elapsed.TotalSeconds:0} msgs/s");
         stats!.Should().BeEquivalentTo(new { Received = Messages, Completed = Messages, LeasesLost = 0 });
         (await queue.GetStatisticsAsync()).Pending.Should().Be(0);
+    }
+
+    [PostgresFact]
+    public async Task TransportThroughput_BatchesOf100_OneConsumer()
+    {
+        const int Messages = 20_000;
+        const int BatchSize = 100;
+        await using var transport = PostgresServer.CreateTransport(new PostgreSqlTransportOptions { ReceiveWaitTime = TimeSpan.FromMilliseconds(100) });
+        var queue = await transport.CreateQueueAsync(PostgresServer.UniqueName("figure_batch"), new PostgreSqlQueueOptions { LockDuration = TimeSpan.FromSeconds(60) });
+        foreach (var chunk in Enumerable.Range(0, Messages).Chunk(1000))
+        {
+            await queue.SendBatchAsync(chunk.Select(i => new PostgreSqlMessage(BitConverter.GetBytes(i), $"m{i}")));
+        }
+
+        var completed = new HashSet<string>(StringComparer.Ordinal);
+        var duplicates = 0;
+        var failures = 0;
+        var batches = 0;
+        var receiving = TimeSpan.Zero;
+        var completing = TimeSpan.Zero;
+        var watch = Stopwatch.StartNew();
+        while (completed.Count + failures < Messages && watch.Elapsed < TimeSpan.FromMinutes(2))
+        {
+            var start = Stopwatch.GetTimestamp();
+            var batch = await queue.ReceiveBatchAsync(BatchSize);
+            receiving += Stopwatch.GetElapsedTime(start);
+            if (batch.Count == 0)
+            {
+                continue;
+            }
+
+            batches++;
+            start = Stopwatch.GetTimestamp();
+            var outcomes = await queue.CompleteBatchAsync(batch);
+            completing += Stopwatch.GetElapsedTime(start);
+            for (var i = 0; i < batch.Count; i++)
+            {
+                if (outcomes[i] is not null)
+                {
+                    failures++;
+                }
+                else if (!completed.Add(batch[i].MessageId))
+                {
+                    duplicates++;
+                }
+            }
+        }
+
+        watch.Stop();
+        output.WriteLine($"transport, one consumer, ReceiveBatchAsync({BatchSize}) + CompleteBatchAsync, durable commits: {completed.Count} messages in {batches} batches, {watch.Elapsed.TotalSeconds:0.00} s = {completed.Count / watch.Elapsed.TotalSeconds:0} msgs/s (receive {receiving.TotalMilliseconds / batches:0.0} ms, complete {completing.TotalMilliseconds / batches:0.0} ms per batch)");
+        failures.Should().Be(0, "no lease was lost");
+        duplicates.Should().Be(0, "every message was completed once");
+        completed.Should().HaveCount(Messages);
+        (await queue.GetStatisticsAsync()).Should().Be(new PostgreSqlQueueStatistics(0, 0, 0), "the queue is empty");
+        await transport.DeleteQueueAsync(queue.Name);
     }
 
     [PostgresFact]

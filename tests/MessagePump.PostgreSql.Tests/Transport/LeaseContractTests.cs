@@ -217,14 +217,13 @@ public class LeaseContractTests
     [PostgresFact]
     public async Task ReceiveStatement_TakesABatch_InOrder_WithATokenPerDelivery_AndDeadLettersExhaustedRowsOnTheWay()
     {
-        // The receive statement already takes a limit: the later batch receive of the abstraction is a thin wrapper.
         await using var transport = PostgresServer.CreateTransport();
         var queue = await transport.CreateQueueAsync(PostgresServer.UniqueName("batch_receive"), new PostgreSqlQueueOptions { LockDuration = TimeSpan.FromMinutes(5), MaxDeliveryCount = 1 });
         await queue.SendBatchAsync(Enumerable.Range(0, 7).Select(i => new PostgreSqlMessage(new byte[] { (byte)i }, $"m{i}")));
         var first = (await queue.ReceiveAsync())!;
         await first.AbandonAsync(); // m0 had its only delivery: the next receive moves it to the dead-letter table
 
-        var batch = await queue.ReceiveBatchAsync(5, CancellationToken.None);
+        var batch = (await queue.ReceiveBatchAsync(5)).Cast<PostgreSqlLeasedMessage>().ToList();
 
         // Up to 5: the statement picked the 5 oldest visible rows, moved the exhausted m0 and locked the other 4.
         batch.Select(m => m.MessageId).Should().Equal("m1", "m2", "m3", "m4");

@@ -1,0 +1,110 @@
+using Npgsql;
+using PriorityAsync.Messaging.PostgreSql.Internal;
+
+namespace PriorityAsync.Messaging.PostgreSql;
+
+public sealed partial class PostgreSqlQueue
+{
+    /// <summary>
+    /// Completes (deletes) every message of <paramref name="messages"/> in one statement, each under the same guard as
+    /// <see cref="PostgreSqlLeasedMessage.CompleteAsync"/>: its lock token must still hold its lock, unexpired on the
+    /// server's clock. Messages whose guard fails are left as they are and get their own <see cref="LeaseLostException"/>.
+    /// </summary>
+    /// <param name="messages">
+    /// Messages received from this queue (from any <see cref="PostgreSqlQueue"/> of the same name on the same
+    /// transport); at least one. A delivery listed twice is completed once; its second entry gets a lost lease.
+    /// </param>
+    /// <param name="cancellationToken">Cancels the call.</param>
+    /// <returns>
+    /// One entry per message, in order: <see langword="null"/> when the statement deleted it, otherwise a
+    /// <see cref="LeaseLostException"/> (its lock expired on the server's clock, it was settled, or it was delivered
+    /// again under a newer lock token), or an <see cref="OperationCanceledException"/> when
+    /// <paramref name="cancellationToken"/> was canceled meanwhile (as the single complete reports it).
+    /// </returns>
+    /// <exception cref="ArgumentNullException"><paramref name="messages"/> or one of its items is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="messages"/> is empty or holds a message of another queue or transport.</exception>
+    /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled.</exception>
+    /// <exception cref="TransientTransportException">
+    /// The server could not be reached or failed in a way worth retrying. The statement is all or nothing: it completed
+    /// none of the messages, unless the server committed it and only the reply was lost (then retrying finds them gone,
+    /// as for the single complete).
+    /// </exception>
+    public Task<IReadOnlyList<Exception?>> CompleteBatchAsync(IReadOnlyList<ILeasedMessage> messages, CancellationToken cancellationToken = default)
+    {
+        ThrowIfInvalidBatch(messages);
+        var own = new PostgreSqlLeasedMessage[messages.Count];
+        for (var i = 0; i < own.Length; i++)
+        {
+            own[i] = messages[i] is PostgreSqlLeasedMessage message && IsSameQueue(message.Queue)
+                ? message
+                : throw new ArgumentException($"The message at index {i} ({messages[i]}) was not received from {this} of this transport.", nameof(messages));
+        }
+
+        return CompleteManyAsync(own, cancellationToken);
+    }
+
+    private async Task<IReadOnlyList<Exception?>> CompleteManyAsync(PostgreSqlLeasedMessage[] messages, CancellationToken cancellationToken)
+    {
+        var ids = new long[messages.Length];
+        var tokens = new Guid[messages.Length];
+        for (var i = 0; i < messages.Length; i++)
+        {
+            ids[i] = messages[i].SequenceNumber;
+            tokens[i] = messages[i].LockToken;
+        }
+
+        var deleted = await Transport.ExecuteAsync(
+            $"Completing {messages.Length} message(s) of {this}",
+            Sql.CompleteBatch,
+            command =>
+            {
+                command.Parameters.Add(new NpgsqlParameter<long[]>("ids", ids));
+                command.Parameters.Add(new NpgsqlParameter<Guid[]>("tokens", tokens));
+            },
+            static async (reader, ct) =>
+            {
+                var rows = new HashSet<(long Id, Guid Token)>();
+                while (await reader.ReadAsync(ct).ConfigureAwait(false))
+                {
+                    rows.Add((reader.GetInt64(0), reader.GetGuid(1)));
+                }
+
+                return rows;
+            },
+            cancellationToken).ConfigureAwait(false);
+
+        var outcomes = new Exception?[messages.Length];
+        for (var i = 0; i < messages.Length; i++)
+        {
+            // Remove, so that a delivery listed twice is completed by its first entry only.
+            outcomes[i] = deleted.Remove((ids[i], tokens[i])) ? null : messages[i].LeaseLost("complete", cancellationToken);
+        }
+
+        return outcomes;
+    }
+
+    /// <summary>Whether <paramref name="queue"/> is this queue: the same name on the same transport (the same rows).</summary>
+    private bool IsSameQueue(PostgreSqlQueue queue) =>
+        ReferenceEquals(queue, this) || (ReferenceEquals(queue.Transport, Transport) && string.Equals(queue.Name, Name, StringComparison.Ordinal));
+
+    /// <summary>
+    /// Throws when a batch to settle is null, empty or holds a null message: the check (and the messages) of the
+    /// abstraction's default batch calls, which are internal to the MessagePump assembly.
+    /// </summary>
+    private static void ThrowIfInvalidBatch(IReadOnlyList<ILeasedMessage> messages, string paramName = "messages")
+    {
+        ArgumentNullException.ThrowIfNull(messages, paramName);
+        if (messages.Count == 0)
+        {
+            throw new ArgumentException("A batch to settle must hold at least one message.", paramName);
+        }
+
+        for (var i = 0; i < messages.Count; i++)
+        {
+            if (messages[i] is null)
+            {
+                throw new ArgumentNullException(paramName, $"The message at index {i} of the batch is null.");
+            }
+        }
+    }
+}
