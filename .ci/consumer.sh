@@ -57,6 +57,16 @@ for id in PriorityAsync PriorityAsync.MessagePump PriorityAsync.MessagePump.Host
     grep -qxF "lib/net10.0/$id.pdb" <<<"$symbols" || { echo "$id.$version.snupkg lacks its pdb" >&2; exit 1; }
 done
 
+echo "::: the consumer app carries the quick starts as the docs show them"
+# First C# block of a page, and the app's code, compared without indentation, blank lines and using directives.
+normalize() { sed -E 's/^[[:space:]]+//; s/[[:space:]]+$//; /^using /d; /^$/d'; }
+first_csharp_block() { awk '/^```csharp/ { inside = 1; next } /^```/ { if (inside) exit } inside' "$1" | normalize; }
+app_code="$(normalize < tests/PackageConsumer/QuickStarts.cs)"
+for page in README.md docs/message-pump.md; do
+    [[ "$app_code" == *"$(first_csharp_block "$page")"* ]] \
+        || { echo "tests/PackageConsumer/QuickStarts.cs no longer holds the quick start of $page" >&2; exit 1; }
+done
+
 echo "::: consumer app (JIT)"
 dotnet build tests/PackageConsumer -c Release -p:PriorityAsyncVersion="$version"
 timeout 120 dotnet tests/PackageConsumer/bin/Release/net10.0/PackageConsumer.dll
