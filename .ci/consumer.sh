@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Proves a user can install the packages: packs the four shipped packages into artifacts/consumer-feed, checks what
+# each contains, then builds and runs tests/PackageConsumer (a console app outside PriorityAsync.sln, restoring from
+# that folder plus the default package sources: its nuget.config) and publishes it with NativeAOT and runs the binary.
+#
+#   .ci/consumer.sh          # called by .ci/run after the tests; runs alone too (only the .NET SDK needed, plus clang)
+#
+# Stale packages: the packages get a version no earlier run used (VersionPrefix-consumer.<UTC time>.<pid>), so the
+# global package cache can never answer with an older build of the same version; that version's folders are removed
+# from the global package cache on exit, so runs do not pile up there. (A private NUGET_PACKAGES would also be fresh,
+# but would download Microsoft.Extensions.*, Npgsql and the NativeAOT compiler again on every run.)
+#
+# NativeAOT needs clang (and zlib headers): `clang` on PATH, else the newest clang-<N> found is passed as
+# CppCompilerAndLinker; when there is none and we are root, `clang zlib1g-dev` are installed with apt-get.
+# The app builds with TreatWarningsAsErrors, so any trim or AOT warning from the libraries fails the publish.
+# With PRIORITYASYNC_POSTGRES set (.ci/run exports it) the app also pumps three messages through a PostgreSQL queue.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+feed=artifacts/consumer-feed
+aot_out=artifacts/consumer-aot
+prefix="$(dotnet msbuild src/PriorityAsync/PriorityAsync.csproj -getProperty:VersionPrefix)"
+suffix="consumer.$(date -u +%Y%m%d%H%M%S).$$"
+version="$prefix-$suffix"
+global_packages="$(dotnet nuget locals global-packages --list | sed 's/^global-packages: //')"
+
+cleanup() {
+    local id
+    for id in priorityasync priorityasync.messagepump priorityasync.messagepump.hosting priorityasync.messagepump.postgresql; do
+        rm -rf "${global_packages:?}/$id/$version"
+        rmdir "$global_packages/$id" 2>/dev/null || true
+    done
+}
+trap cleanup EXIT
+
+echo "::: pack $version"
+rm -rf "$feed" "$aot_out"
+dotnet pack packages.slnf -c Release -o "$feed" --version-suffix "$suffix" -warnaserror
+
+echo "::: package contents"
+list_zip() {
+    if command -v unzip >/dev/null 2>&1; then
+        unzip -Z1 "$1"
+    else
+        python3 -m zipfile -l "$1" | awk 'NR > 1 { print $1 }'
+    fi
+}
+for id in PriorityAsync PriorityAsync.MessagePump PriorityAsync.MessagePump.Hosting PriorityAsync.MessagePump.PostgreSql; do
+    package="$feed/$id.$version.nupkg"
+    files="$(list_zip "$package")"
+    echo "$id.$version.nupkg:" $files
+    for expected in README.md LICENSE "lib/net10.0/$id.dll" "lib/net10.0/$id.xml" "$id.nuspec"; do
+        grep -qxF "$expected" <<<"$files" || { echo "$package lacks $expected" >&2; exit 1; }
+    done
+    [[ -f "$feed/$id.$version.snupkg" ]] || { echo "no symbol package $id.$version.snupkg" >&2; exit 1; }
+    symbols="$(list_zip "$feed/$id.$version.snupkg")"
+    grep -qxF "lib/net10.0/$id.pdb" <<<"$symbols" || { echo "$id.$version.snupkg lacks its pdb" >&2; exit 1; }
+done
+
+echo "::: the consumer app carries the quick starts as the docs show them"
+# First C# block of a page, and the app's code, compared without indentation, blank lines and using directives.
+normalize() { sed -E 's/^[[:space:]]+//; s/[[:space:]]+$//; /^using /d; /^$/d'; }
+first_csharp_block() { awk '/^```csharp/ { inside = 1; next } /^```/ { if (inside) exit } inside' "$1" | normalize; }
+app_code="$(normalize < tests/PackageConsumer/QuickStarts.cs)"
+for page in README.md docs/message-pump.md; do
+    [[ "$app_code" == *"$(first_csharp_block "$page")"* ]] \
+        || { echo "tests/PackageConsumer/QuickStarts.cs no longer holds the quick start of $page" >&2; exit 1; }
+done
+
+echo "::: consumer app (JIT)"
+dotnet build tests/PackageConsumer -c Release -p:PriorityAsyncVersion="$version"
+timeout 120 dotnet tests/PackageConsumer/bin/Release/net10.0/PackageConsumer.dll
+
+echo "::: consumer app (NativeAOT)"
+aot_args=()
+if ! command -v clang >/dev/null 2>&1; then
+    versioned="$(compgen -c clang- | grep -xE 'clang-[0-9]+' | sort -t- -k2 -n | tail -n 1 || true)"
+    if [[ -n "$versioned" ]]; then
+        aot_args+=("-p:CppCompilerAndLinker=$versioned")
+    elif [[ "$(id -u)" == 0 ]]; then
+        echo "::: installing clang and zlib1g-dev (apt-get)"
+        DEBIAN_FRONTEND=noninteractive apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang zlib1g-dev
+    else
+        echo "NativeAOT needs clang; install clang and zlib1g-dev" >&2
+        exit 1
+    fi
+fi
+case "$(uname -m)" in
+    x86_64) rid=linux-x64 ;;
+    aarch64 | arm64) rid=linux-arm64 ;;
+    *) echo "no NativeAOT runtime identifier for $(uname -m)" >&2; exit 1 ;;
+esac
+dotnet publish tests/PackageConsumer -c Release -r "$rid" -p:PublishAot=true -p:PriorityAsyncVersion="$version" \
+    -o "$aot_out" "${aot_args[@]}"
+timeout 120 "$aot_out/PackageConsumer"

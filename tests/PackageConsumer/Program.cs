@@ -1,0 +1,17 @@
+using PriorityAsync.PackageConsumer;
+
+// A user's first program on the packages: the quick starts of README.md and docs/message-pump.md, the pump as a hosted
+// service, and the PostgreSQL transport (on a server when PRIORITYASYNC_POSTGRES is set). Exit code 0 means every step completed.
+var renewals = ReadmeQuickStart.Run();
+Console.WriteLine($"README quick start: {renewals} lease renewals ran before processing finished");
+
+var pumped = await MessagePumpQuickStart.RunAsync();
+Console.WriteLine($"docs/message-pump.md quick start: {pumped.Completed} of 10 messages completed");
+
+var hosted = await HostedPump.RunAsync();
+Console.WriteLine($"MessagePumpHostedService: {hosted} of 3 messages completed");
+
+var postgres = await PostgreSqlRoundTrip.RunAsync(Environment.GetEnvironmentVariable("PRIORITYASYNC_POSTGRES"));
+Console.WriteLine($"PostgreSQL transport: {postgres}");
+
+return renewals > 0 && pumped.Completed == 10 && hosted == 3 ? 0 : 1;
