@@ -37,6 +37,10 @@ public sealed partial class PostgreSqlQueue : IMessageSource
     /// <inheritdoc />
     TimeSpan? IMessageSource.LockDuration => LockDuration;
 
+    /// <inheritdoc />
+    /// <remarks>True: <see cref="CompleteBatchAsync"/> is one statement.</remarks>
+    bool IMessageSource.CompletesBatchesNatively => true;
+
     /// <summary>Sends one message and wakes idle receivers.</summary>
     /// <param name="body">The message's body.</param>
     /// <param name="messageId">The message's identifier; <see langword="null"/> for a generated one (a GUID).</param>
