@@ -66,12 +66,14 @@ public class BrokerLatencyTests
     [InlineData(100)]
     public async Task EveryLatency_TwoWorkers_NoLeaseLost_EveryMessageCompletedOnce(int latencyMs)
     {
-        // The same shape at a fifth of the size: 20 messages of 5 × (100 ms busy loop + 200 ms awaited I/O).
+        // The same shape at a fifth of the size: 20 messages of 5 × (100 ms busy loop + 200 ms awaited I/O), with a 3 s lock
+        // rather than 1.5 s: on the real clock the whole test process was seen paused for 0.9 s on a loaded 2-core
+        // machine (every thread, the broker's timers included), which no renewal rule survives on a 1.5 s lock.
         const int messages = 20;
         await using var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = 2 });
         var queue = new InMemoryLeaseBroker().CreateQueue("orders", new InMemoryQueueOptions
         {
-            LockDuration = TimeSpan.FromMilliseconds(1500),
+            LockDuration = TimeSpan.FromSeconds(3),
             Latency = TimeSpan.FromMilliseconds(latencyMs),
         });
         for (var i = 0; i < messages; i++)
@@ -79,6 +81,7 @@ public class BrokerLatencyTests
             queue.Send(new byte[] { (byte)i });
         }
 
+        var logger = new ListLogger();
         var pump = new MessagePump(
             queue,
             async (context, token) =>
@@ -94,13 +97,14 @@ public class BrokerLatencyTests
                     await Task.Delay(TimeSpan.FromMilliseconds(200), context.TimeProvider, token);
                 }
             },
-            scheduler);
+            scheduler,
+            logger: logger);
         await pump.StartAsync();
         await VirtualRun.WaitUntilAsync(() => queue.GetStatistics().Completed == messages, TimeProvider.System, TimeSpan.FromMinutes(2), TimeSpan.FromMilliseconds(20));
         await pump.StopAsync();
 
         var stats = pump.GetStatistics();
-        stats.LeasesLost.Should().Be(0, $"at {latencyMs} ms per broker call on two workers");
+        stats.LeasesLost.Should().Be(0, $"at {latencyMs} ms per broker call on two workers; renewals and losses: {string.Join("; ", logger.Entries.Where(e => e.EventId.Id is 20 or 22).Select(e => $"{e.Message} {e.Exception?.Message}"))}");
         var broker = queue.GetStatistics();
         broker.Completed.Should().Be(messages);
         broker.Received.Should().Be(messages, "no message was delivered twice");
