@@ -1,3 +1,4 @@
+using PriorityAsync.Tests.Shared;
 using PriorityAsync.Tests.Support;
 
 namespace PriorityAsync.Tests.Scheduling;

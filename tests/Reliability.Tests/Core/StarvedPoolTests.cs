@@ -19,7 +19,7 @@ public class StarvedPoolTests
         var renewals = 0;
         using var enoughRenewals = new ManualResetEventSlim();
         using var stop = new CancellationTokenSource();
-        using (PriorityAsync.Tests.Support.ThreadPoolStarvation.Begin())
+        using (PriorityAsync.Tests.Shared.ThreadPoolStarvation.Begin())
         {
             var lease = scheduler.GetLane(LanePriority.Lease);
             using var periodic = scheduler.TimeProvider.CreateTimer(
