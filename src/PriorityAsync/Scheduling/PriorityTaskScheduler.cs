@@ -40,9 +40,8 @@ public sealed partial class PriorityTaskScheduler : PriorityScheduler, IDisposab
     /// <param name="options">The options; <see langword="null"/> for the defaults.</param>
     /// <exception cref="ArgumentException">An option breaks its rule; the exception names it.</exception>
     public PriorityTaskScheduler(PriorityTaskSchedulerOptions? options = null)
-        : base(options ?? new PriorityTaskSchedulerOptions(), nameof(PriorityTaskScheduler))
+        : base(options ??= new PriorityTaskSchedulerOptions(), nameof(PriorityTaskScheduler)) // one options object for both
     {
-        options ??= new PriorityTaskSchedulerOptions();
         WorkerCount = options.WorkerCount;
         Mode = options.Mode;
         ReservedWorkerCount = options.ReservedWorkerCount;
