@@ -119,14 +119,16 @@ public sealed record SimulationSettings
     /// <summary>
     /// Gets the default deadline: 300 s plus 1.5 × the longer of the CPU work per thread and the IO-bound time with
     /// four messages in flight per thread (messages × loops × (CPU + IO) / (4 × threads)). A consumer that keeps its
-    /// leases needs about one of the two (the pump's default is four in flight per worker); runs that crawl end.
+    /// leases needs about one of the two; runs that crawl end. With conserved CPU work on the real clock the work is
+    /// shared by the machine's cores, not by the threads: 4 workers on 2 cores need the time of 2.
     /// </summary>
     public TimeSpan DefaultDeadline
     {
         get
         {
             var workers = Context == ContextKind.SingleThread ? 1 : Threads;
-            var cpuBound = CpuLimit / workers;
+            var cpuThreads = CpuMode == CpuMode.Work && Clock == ClockKind.Real ? Math.Min(workers, Environment.ProcessorCount) : workers;
+            var cpuBound = CpuLimit / cpuThreads;
             var ioBound = (CpuTime + IoTime) * ((double)Messages * Loops / (4 * workers));
             return TimeSpan.FromSeconds(300) + ((cpuBound > ioBound ? cpuBound : ioBound) * 1.5);
         }
