@@ -60,7 +60,7 @@ public sealed partial class PriorityAsyncContext
             using (EnterWorker(worker))
             {
                 var entry = start();
-                entry.ContinueWith(
+                _ = entry.ContinueWith(
                     static (_, state) => ((PriorityAsyncContext)state!).OnEntryCompleted(),
                     this,
                     CancellationToken.None,

@@ -118,7 +118,7 @@ public sealed partial class PriorityTaskScheduler : PriorityScheduler, IDisposab
             Acceptance = AcceptanceState.Draining;
         }
 
-        WhenDrainedAsync().ContinueWith(
+        _ = WhenDrainedAsync().ContinueWith(
             static (_, s) => ((PriorityTaskScheduler)s!).OnDrained(),
             this,
             CancellationToken.None,
