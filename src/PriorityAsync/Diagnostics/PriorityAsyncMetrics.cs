@@ -33,7 +33,7 @@ public static class PriorityAsyncMetrics
 
     private static readonly Meter Meter = new(MeterName, typeof(PriorityAsyncMetrics).Assembly.GetName().Version?.ToString());
 
-    private static readonly object LiveGate = new();
+    private static readonly Lock LiveGate = new();
     private static readonly List<WeakReference<PriorityScheduler>> LiveSchedulers = [];
 
     internal static readonly ObservableGauge<long> QueueLength =

@@ -1,3 +1,5 @@
+using System.Diagnostics.CodeAnalysis;
+
 namespace PriorityAsync;
 
 /// <summary>
@@ -84,6 +86,7 @@ public sealed class Lane
     /// <exception cref="InvalidOperationException">
     /// The scheduler has finished, or is shutting down and the caller is not one of its threads.
     /// </exception>
+    [SuppressMessage("Usage", "VSTHRD200:Use Async suffix for async methods", Justification = "Public API named after Task.Run, which it mirrors for a lane; renaming it would break callers and the public API baseline.")]
     public Task Run(Action action)
     {
         ArgumentNullException.ThrowIfNull(action);
@@ -102,6 +105,7 @@ public sealed class Lane
     /// <exception cref="InvalidOperationException">
     /// The scheduler has finished, or is shutting down and the caller is not one of its threads.
     /// </exception>
+    [SuppressMessage("Usage", "VSTHRD200:Use Async suffix for async methods", Justification = "Public API named after Task.Run, which it mirrors for a lane; renaming it would break callers and the public API baseline.")]
     public Task Run(Func<Task> function)
     {
         ArgumentNullException.ThrowIfNull(function);
@@ -121,6 +125,7 @@ public sealed class Lane
     /// <exception cref="InvalidOperationException">
     /// The scheduler has finished, or is shutting down and the caller is not one of its threads.
     /// </exception>
+    [SuppressMessage("Usage", "VSTHRD200:Use Async suffix for async methods", Justification = "Public API named after Task.Run, which it mirrors for a lane; renaming it would break callers and the public API baseline.")]
     public Task<T> Run<T>(Func<Task<T>> function)
     {
         ArgumentNullException.ThrowIfNull(function);
@@ -139,10 +144,10 @@ public sealed class Lane
     public override string ToString() => $"{Name} (rank {Priority.Rank}) of {Scheduler.Name}";
 
     /// <summary>Runs <paramref name="function"/> in this lane without counting it as outstanding work (an entry point).</summary>
-    internal Task RunEntry(Func<Task> function) => TaskFactory.StartNew(function).Unwrap();
+    internal Task RunEntryAsync(Func<Task> function) => TaskFactory.StartNew(function).Unwrap();
 
     /// <summary>Runs <paramref name="function"/> in this lane without counting it as outstanding work (an entry point).</summary>
-    internal Task<T> RunEntry<T>(Func<Task<T>> function) => TaskFactory.StartNew(function).Unwrap();
+    internal Task<T> RunEntryAsync<T>(Func<Task<T>> function) => TaskFactory.StartNew(function).Unwrap();
 
     private TTask Tracked<TTask>(TTask run)
         where TTask : Task

@@ -1,3 +1,4 @@
+using System.Diagnostics.CodeAnalysis;
 using System.Runtime.ExceptionServices;
 
 namespace PriorityAsync;
@@ -36,6 +37,8 @@ public sealed partial class PriorityAsyncContext
         }
     }
 
+    [SuppressMessage("Usage", "VSTHRD200:Use Async suffix for async methods", Justification = "It runs synchronously: it returns only after the loop has run the entry task to completion, and the caller just reads its result; an Async suffix would say the opposite.")]
+    [SuppressMessage("Usage", "MA0100:Await task before disposing of resources", Justification = "RunLoop returns only once the entry task has completed, so the task returned inside the using block is already complete when the worker scope is disposed.")]
     private Task RunToCompletion(Func<Task> start)
     {
         lock (Gate)
@@ -60,7 +63,7 @@ public sealed partial class PriorityAsyncContext
             using (EnterWorker(worker))
             {
                 var entry = start();
-                entry.ContinueWith(
+                _ = entry.ContinueWith(
                     static (_, state) => ((PriorityAsyncContext)state!).OnEntryCompleted(),
                     this,
                     CancellationToken.None,

@@ -1,3 +1,5 @@
+using System.Diagnostics.CodeAnalysis;
+
 namespace PriorityAsync;
 
 /// <summary>
@@ -78,11 +80,12 @@ public sealed partial class PriorityAsyncContext : PriorityScheduler, IDisposabl
     /// <exception cref="InvalidOperationException">The context has already run an entry point.</exception>
     /// <exception cref="ArgumentOutOfRangeException">The context has no lane of that rank.</exception>
     /// <exception cref="ObjectDisposedException">The context has been disposed.</exception>
+    [SuppressMessage("Usage", "VSTHRD002:Avoid problematic synchronous waits", Justification = "Execute is the synchronous entry point (like Nito.AsyncEx's AsyncContext.Run): RunToCompletion runs the loop on this thread until the entry task has completed, so GetResult never blocks; it only returns the result or rethrows the exception.")]
     public void Execute(LanePriority lane, Func<Task> entry)
     {
         var start = GetLane(lane, nameof(lane));
         ArgumentNullException.ThrowIfNull(entry);
-        RunToCompletion(() => start.RunEntry(entry)).GetAwaiter().GetResult();
+        RunToCompletion(() => start.RunEntryAsync(entry)).GetAwaiter().GetResult();
     }
 
     /// <summary>Runs <paramref name="entry"/> in the most urgent lane, on the calling thread, until it completes.</summary>
@@ -100,11 +103,12 @@ public sealed partial class PriorityAsyncContext : PriorityScheduler, IDisposabl
     /// <exception cref="InvalidOperationException">The context has already run an entry point.</exception>
     /// <exception cref="ArgumentOutOfRangeException">The context has no lane of that rank.</exception>
     /// <exception cref="ObjectDisposedException">The context has been disposed.</exception>
+    [SuppressMessage("Usage", "VSTHRD002:Avoid problematic synchronous waits", Justification = "Execute is the synchronous entry point (like Nito.AsyncEx's AsyncContext.Run): RunToCompletion runs the loop on this thread until the entry task has completed, so GetResult never blocks; it only returns the result or rethrows the exception.")]
     public T Execute<T>(LanePriority lane, Func<Task<T>> entry)
     {
         var start = GetLane(lane, nameof(lane));
         ArgumentNullException.ThrowIfNull(entry);
-        return ((Task<T>)RunToCompletion(() => start.RunEntry(entry))).GetAwaiter().GetResult();
+        return ((Task<T>)RunToCompletion(() => start.RunEntryAsync(entry))).GetAwaiter().GetResult();
     }
 
     /// <summary>

@@ -1,3 +1,5 @@
+using System.Diagnostics.CodeAnalysis;
+
 namespace PriorityAsync;
 
 /// <summary>
@@ -37,6 +39,7 @@ public sealed class PriorityAsyncContextThread : IDisposable, IAsyncDisposable
     public PriorityAsyncContext Context { get; }
 
     /// <summary>Gets a task that completes when the thread has exited; it is faulted when the context's run threw.</summary>
+    [SuppressMessage("Usage", "VSTHRD003:Avoid awaiting foreign Tasks", Justification = "The task of the type's own TaskCompletionSource (RunContinuationsAsynchronously), completed only by the type itself; no JoinableTaskFactory is involved, so the foreign-task deadlock this rule guards against cannot occur.")]
     public Task Completion => _completion.Task;
 
     /// <summary>Runs <paramref name="work"/> in the lane <paramref name="lane"/> on the context's thread.</summary>
@@ -72,6 +75,7 @@ public sealed class PriorityAsyncContextThread : IDisposable, IAsyncDisposable
     /// itself: the caller's own work is part of what the stop waits for.
     /// </summary>
     /// <returns><see cref="Completion"/>.</returns>
+    [SuppressMessage("Usage", "VSTHRD003:Avoid awaiting foreign Tasks", Justification = "Returns Completion, the task of this type's own TaskCompletionSource; see Completion.")]
     public Task JoinAsync()
     {
         _stopRequested.TrySetResult();
@@ -104,8 +108,14 @@ public sealed class PriorityAsyncContextThread : IDisposable, IAsyncDisposable
         {
             Context.Execute(async () =>
             {
+                // These awaits must resume on the context's own thread (the lane): WhenDrainedAsync and the drain it
+                // waits for belong to the context, so ConfigureAwait(false) would move the stop off the thread.
+                // _stopRequested is this type's own TaskCompletionSource, completed by JoinAsync or Dispose; no
+                // JoinableTaskFactory is involved.
+#pragma warning disable MA0004, VSTHRD003 // see above: the continuation belongs in the lane; the task is our own
                 await _stopRequested.Task;
                 await Context.WhenDrainedAsync();
+#pragma warning restore MA0004, VSTHRD003
             });
             _completion.TrySetResult();
         }

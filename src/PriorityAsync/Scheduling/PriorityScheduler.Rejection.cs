@@ -39,6 +39,19 @@ public abstract partial class PriorityScheduler
         }
     }
 
+    /// <summary>Raises <see cref="RejectedWork"/>; an exception of a handler is ignored.</summary>
+    private void RaiseRejectedWork(Lane lane, RejectedWorkKind kind)
+    {
+        try
+        {
+            RejectedWork?.Invoke(this, new RejectedWorkEventArgs(lane, kind));
+        }
+        catch (Exception)
+        {
+            // The event says handlers must not throw; the work still runs.
+        }
+    }
+
     /// <summary>Counts work that arrived after the scheduler stopped and runs it on the thread pool.</summary>
     private void Reject(Lane lane, object callback, object? state)
     {
@@ -66,15 +79,7 @@ public abstract partial class PriorityScheduler
         public void Run()
         {
             var scheduler = lane.Scheduler;
-            try
-            {
-                scheduler.RejectedWork?.Invoke(scheduler, new RejectedWorkEventArgs(lane, kind));
-            }
-            catch (Exception)
-            {
-                // The event says handlers must not throw; the work still runs.
-            }
-
+            scheduler.RaiseRejectedWork(lane, kind);
             try
             {
                 switch (callback)

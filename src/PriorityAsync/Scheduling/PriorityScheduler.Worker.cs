@@ -22,7 +22,7 @@ public abstract partial class PriorityScheduler
     }
 
     /// <summary>Makes the calling thread a worker of this scheduler until the returned scope is disposed.</summary>
-    private protected WorkerScope EnterWorker(Worker worker)
+    private protected static WorkerScope EnterWorker(Worker worker)
     {
         var previous = t_worker;
         t_worker = worker;
@@ -30,7 +30,7 @@ public abstract partial class PriorityScheduler
     }
 
     /// <summary>The per-thread state of a thread that runs a scheduler's items.</summary>
-    private protected sealed class Worker
+    private protected sealed class Worker : IDisposable
     {
         // Per worker, so that workers never share a counter's cache line on the dispatch path.
         private readonly long[] _dispatched;

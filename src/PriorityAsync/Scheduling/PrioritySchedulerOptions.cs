@@ -1,3 +1,5 @@
+using System.Diagnostics.CodeAnalysis;
+
 namespace PriorityAsync;
 
 /// <summary>Options shared by every <see cref="PriorityScheduler"/>: its lanes, clock, yield quantum and stall threshold.</summary>
@@ -57,6 +59,7 @@ public class PrioritySchedulerOptions
     public static TimeSpan MaxTimerDelay { get; } = TimeSpan.FromMilliseconds(uint.MaxValue - 1);
 
     /// <summary>Throws when an option breaks its rule; the exception names the option.</summary>
+    [SuppressMessage("Usage", "MA0015:Specify the parameter name in ArgumentException", Justification = "Validate checks the options object as a whole and has no parameter to name; ParamName names the offending option property, as documented, so a caller sees which option is wrong.")]
     internal virtual void Validate()
     {
         if (Lanes is null || Lanes.Count == 0)

@@ -1,3 +1,5 @@
+using System.Diagnostics.CodeAnalysis;
+
 namespace PriorityAsync;
 
 public sealed partial class PriorityTaskScheduler
@@ -117,6 +119,7 @@ public sealed partial class PriorityTaskScheduler
         return IsReady(AllLanes);
     }
 
+    [SuppressMessage("Design", "MA0051:Method is too long", Justification = "A worker loop keeps its searching/parked counting protocol in one place so that the invariants can be read and checked as a whole; splitting it would scatter them across methods.")]
     private void DedicatedWorkerLoop()
     {
         if (OrdinaryWorkerPriority != ThreadPriority.Normal)
@@ -279,6 +282,7 @@ public sealed partial class PriorityTaskScheduler
         return ++_exitedWorkers == _threads.Length && Volatile.Read(ref _activeRunners) == 0 && TryMarkFinishedLocked();
     }
 
+    [SuppressMessage("Design", "MA0051:Method is too long", Justification = "A worker loop keeps its searching/parked counting protocol in one place so that the invariants can be read and checked as a whole; splitting it would scatter them across methods.")]
     private void ThreadPoolRunner()
     {
         Worker worker;

@@ -1,4 +1,5 @@
 using System.Collections.Concurrent;
+using System.Diagnostics.CodeAnalysis;
 
 namespace PriorityAsync;
 
@@ -89,6 +90,7 @@ public sealed partial class PriorityTaskScheduler : PriorityScheduler, IDisposab
     /// Gets a task that completes when the scheduler has stopped after <see cref="Complete"/> or disposal. It is
     /// faulted with every exception reported through <see cref="PriorityScheduler.UnhandledException"/> until then.
     /// </summary>
+    [SuppressMessage("Usage", "VSTHRD003:Avoid awaiting foreign Tasks", Justification = "The task of the type's own TaskCompletionSource (RunContinuationsAsynchronously), completed only by the type itself; no JoinableTaskFactory is involved, so the foreign-task deadlock this rule guards against cannot occur.")]
     public Task Completion => _completion.Task;
 
     /// <inheritdoc />
@@ -118,7 +120,7 @@ public sealed partial class PriorityTaskScheduler : PriorityScheduler, IDisposab
             Acceptance = AcceptanceState.Draining;
         }
 
-        WhenDrainedAsync().ContinueWith(
+        _ = WhenDrainedAsync().ContinueWith(
             static (_, s) => ((PriorityTaskScheduler)s!).OnDrained(),
             this,
             CancellationToken.None,
@@ -131,6 +133,7 @@ public sealed partial class PriorityTaskScheduler : PriorityScheduler, IDisposab
     /// it has stopped. Never throws the work's exceptions (see <see cref="Completion"/>). Called from inside a lane it
     /// only signals, so it never deadlocks.
     /// </summary>
+    [SuppressMessage("Usage", "VSTHRD002:Avoid problematic synchronous waits", Justification = "A synchronous Dispose that waits for the workers is the documented contract (like Thread.Join). Called from one of the scheduler's own workers (inside a lane) it only signals and does not wait, so the scheduler never waits for itself.")]
     public void Dispose()
     {
         RequestDispose();
@@ -145,6 +148,7 @@ public sealed partial class PriorityTaskScheduler : PriorityScheduler, IDisposab
     /// inside a lane it only signals and returns at once (the caller's own work is part of what the stop waits for).
     /// </summary>
     /// <returns>A task that completes when the scheduler has stopped, or at once from inside a lane.</returns>
+    [SuppressMessage("Usage", "VSTHRD003:Avoid awaiting foreign Tasks", Justification = "Awaits Completion, the task of this type's own TaskCompletionSource; see Completion.")]
     public async ValueTask DisposeAsync()
     {
         RequestDispose();

@@ -1,3 +1,5 @@
+using System.Diagnostics.CodeAnalysis;
+
 namespace PriorityAsync;
 
 /// <summary>Options of a <see cref="PriorityTaskScheduler"/>: the shared options plus its workers.</summary>
@@ -41,6 +43,7 @@ public sealed class PriorityTaskSchedulerOptions : PrioritySchedulerOptions
     public ThreadPriority OrdinaryWorkerPriority { get; set; } = ThreadPriority.Normal;
 
     /// <inheritdoc />
+    [SuppressMessage("Usage", "MA0015:Specify the parameter name in ArgumentException", Justification = "Validate checks the options object as a whole and has no parameter to name; ParamName names the offending option property, as documented, so a caller sees which option is wrong.")]
     internal override void Validate()
     {
         base.Validate();

@@ -20,7 +20,7 @@ public sealed partial class VirtualTimeProvider : TimeProvider
 {
     private static readonly DateTimeOffset DefaultStart = new(2000, 1, 1, 0, 0, 0, TimeSpan.Zero);
 
-    private readonly object _gate = new();
+    private readonly Lock _gate = new();
     private readonly TimerHeap<Timer> _timers = new();
     private readonly DateTimeOffset _start;
     private readonly long _maxTicks;
