@@ -72,6 +72,18 @@ public class MessagePumpBuilderTests
         await Task.CompletedTask;
     }
 
+    [Fact]
+    public void InfiniteShutdownTimeout_BindsFromMinusOneMillisecond()
+    {
+        var builder = EmptyHost(new() { ["MessagePumps:orders:ShutdownTimeout"] = "-00:00:00.001", ["MessagePumps:orders:maxinflight"] = "3" });
+        builder.Services.AddMessagePump("orders", _ => Queue("orders")).BindConfiguration("MessagePumps:orders").WithHandler((_, _) => Task.CompletedTask);
+        using var host = builder.Build();
+
+        var options = host.Services.GetRequiredService<IOptionsMonitor<MessagePumpOptions>>().Get("orders");
+
+        (options.ShutdownTimeout, options.MaxInFlight).Should().Be((Timeout.InfiniteTimeSpan, 3), "keys are case-insensitive");
+    }
+
     [Theory]
     [InlineData("MaxInFlight", "0")]
     [InlineData("MaxBatchSize", "1001")]
@@ -94,10 +106,12 @@ public class MessagePumpBuilderTests
         started.Should().BeFalse("options are validated before any hosted service starts");
     }
 
-    [Fact]
-    public async Task UnparsableTimeSpan_FailsTheHostsStart_NamingTheKey()
+    [Theory]
+    [InlineData("EmptyReceiveDelay", "soon")]
+    [InlineData("MaxInFlight", "many")]
+    public async Task UnparsableValue_FailsTheHostsStart_NamingTheKey(string key, string value)
     {
-        var builder = EmptyHost(new() { ["MessagePumps:orders:EmptyReceiveDelay"] = "soon" });
+        var builder = EmptyHost(new() { [$"MessagePumps:orders:{key}"] = value });
         builder.Services.AddMessagePump("orders", _ => Queue("orders"))
             .BindConfiguration("MessagePumps:orders")
             .WithHandler((_, _) => Task.CompletedTask);
@@ -105,7 +119,7 @@ public class MessagePumpBuilderTests
 
         var failure = await host.Invoking(h => h.StartAsync()).Should().ThrowAsync<InvalidOperationException>();
 
-        failure.Which.Message.Should().Contain("MessagePumps:orders:EmptyReceiveDelay");
+        failure.Which.Message.Should().Contain($"MessagePumps:orders:{key}");
     }
 
     [Fact]
