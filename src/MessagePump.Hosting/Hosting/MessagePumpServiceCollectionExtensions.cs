@@ -96,7 +96,7 @@ public static class MessagePumpServiceCollectionExtensions
     /// with <paramref name="handler"/>, named by the <see cref="MessagePumpOptions.Name"/> that
     /// <paramref name="configure"/> sets (<see cref="DefaultName"/> by default). The same as
     /// <c>AddMessagePump(name, sourceFactory).Configure(configure).WithHandler(handler)</c>, except that the options are
-    /// also checked here.
+    /// also checked here (<paramref name="configure"/> runs once on a scratch instance for that, and again when the options are read).
     /// </summary>
     /// <param name="services">The service collection.</param>
     /// <param name="sourceFactory">Makes the queue to consume.</param>
