@@ -14,6 +14,7 @@ namespace PriorityAsync.Messaging.Hosting;
 public sealed class MessagePumpHostedService : IHostedService, IAsyncDisposable
 {
     private readonly PriorityTaskScheduler? _ownedScheduler;
+    private int _disposed;
 
     /// <summary>Creates the service and its pump.</summary>
     /// <param name="source">The queue to consume.</param>
@@ -52,10 +53,16 @@ public sealed class MessagePumpHostedService : IHostedService, IAsyncDisposable
     /// <inheritdoc />
     public Task StopAsync(CancellationToken cancellationToken) => Pump.StopAsync(cancellationToken);
 
-    /// <summary>Stops the pump and disposes the scheduler the service created, if any.</summary>
+    /// <summary>Stops the pump and disposes the scheduler the service created, if any. Calls after the first do nothing.</summary>
     /// <returns>A task that completes when both are done.</returns>
     public async ValueTask DisposeAsync()
     {
+        // AddMessagePump registers the service twice (keyed, and as an IHostedService): the container disposes it twice.
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+        {
+            return;
+        }
+
         await Pump.DisposeAsync().ConfigureAwait(false);
         if (_ownedScheduler is not null)
         {

@@ -1,0 +1,57 @@
+using System.Globalization;
+using System.Text.RegularExpressions;
+using Microsoft.Extensions.Configuration;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Options;
+using PriorityAsync.Tests.Shared;
+
+namespace PriorityAsync.Messaging.Tests.Hosting;
+
+/// <summary>The configuration keys table of docs/message-pump.md lists every option that configuration can set, and each binds.</summary>
+public partial class ConfigurationKeysDocTests
+{
+    /// <summary>Set in code only: not bindable from configuration strings.</summary>
+    private static readonly string[] CodeOnly = ["LeaseLane", "ProcessingLane", "ReceiveLane", "TimeProvider"];
+
+    [Fact]
+    public void TheTable_ListsEveryBindableOption()
+    {
+        var options = typeof(MessagePumpOptions).GetProperties().Where(p => p.CanWrite).Select(p => p.Name);
+
+        DocumentedKeys().Should().BeEquivalentTo(options.Except(CodeOnly));
+    }
+
+    [Fact]
+    public void EveryDocumentedKey_Binds()
+    {
+        var values = new Dictionary<string, string?>();
+        foreach (var key in DocumentedKeys())
+        {
+            var type = Nullable.GetUnderlyingType(typeof(MessagePumpOptions).GetProperty(key)!.PropertyType) ?? typeof(MessagePumpOptions).GetProperty(key)!.PropertyType;
+            values[$"P:{key}"] = type == typeof(TimeSpan) ? "00:00:02.500" : type == typeof(int) ? "3" : "bound";
+        }
+
+        var services = new ServiceCollection();
+        services.AddSingleton<IConfiguration>(new ConfigurationBuilder().AddInMemoryCollection(values).Build());
+        services.AddMessagePump("p", _ => new InMemoryLeaseBroker().CreateQueue("p")).BindConfiguration("P").WithHandler((_, _) => Task.CompletedTask);
+        using var provider = services.BuildServiceProvider();
+        var bound = provider.GetRequiredService<IOptionsMonitor<MessagePumpOptions>>().Get("p");
+
+        foreach (var key in DocumentedKeys())
+        {
+            var value = typeof(MessagePumpOptions).GetProperty(key)!.GetValue(bound);
+            Convert.ToString(value, CultureInfo.InvariantCulture).Should().Be(values[$"P:{key}"] == "00:00:02.500" ? "00:00:02.5000000" : values[$"P:{key}"], key);
+        }
+    }
+
+    private static List<string> DocumentedKeys()
+    {
+        var doc = File.ReadAllText(Path.Combine(RepositoryRoot.Find(), "docs", "message-pump.md")).Replace("\r\n", "\n");
+        var section = doc[doc.IndexOf("### Configuration keys", StringComparison.Ordinal)..];
+        section = section[..section.IndexOf("\n\n", section.IndexOf("| key |", StringComparison.Ordinal), StringComparison.Ordinal)];
+        return [.. KeyRow().Matches(section).Select(m => m.Groups[1].Value)];
+    }
+
+    [GeneratedRegex(@"^\| `(\w+)` \|", RegexOptions.Multiline)]
+    private static partial Regex KeyRow();
+}
