@@ -11,7 +11,7 @@ namespace LeaseSimulation.Cli;
 /// </summary>
 internal sealed class SimulationOptions
 {
-    private readonly Option<ContextKind?> _context = ContextOption();
+    private readonly Option<string> _context = ContextOption();
 
     private readonly Option<string> _strategy = Described(ScenarioOptions.Strategy(acceptsAll: true), "(default: all)");
 
@@ -96,7 +96,7 @@ internal sealed class SimulationOptions
         var strategy = ScenarioOptions.TextIfGiven(parseResult, _strategy);
         return new CommandLineOptions
         {
-            Contexts = ScenarioOptions.IsGiven(parseResult, _context) && parseResult.GetValue(_context) is { } context ? [context] : null,
+            Contexts = SettingNames.TryParseContext(ScenarioOptions.TextIfGiven(parseResult, _context) ?? "all", out var context) ? [context] : null,
             Strategies = strategy is null or "all" ? null : [strategy],
             Clock = ScenarioOptions.ValueIfGiven(parseResult, _clock),
             Broker = ScenarioOptions.ValueIfGiven(parseResult, _broker),
@@ -127,10 +127,10 @@ internal sealed class SimulationOptions
         return option;
     }
 
-    private static Option<ContextKind?> ContextOption()
+    private static Option<string> ContextOption()
     {
         var names = Enum.GetValues<ContextKind>().Select(SettingNames.Of).ToArray();
-        var option = new Option<ContextKind?>("--context")
+        var option = new Option<string>("--context")
         {
             Description = "The context the consumer runs in (default: all).",
             HelpName = string.Join('|', names) + "|all",
@@ -144,12 +144,12 @@ internal sealed class SimulationOptions
 
             if (string.Equals(value, "all", StringComparison.OrdinalIgnoreCase))
             {
-                return null;
+                return "all";
             }
 
             if (SettingNames.TryParseContext(value, out var context))
             {
-                return context;
+                return SettingNames.Of(context);
             }
 
             result.AddError($"Option --context has the value '{value}'; expected {string.Join(", ", names)} or all.");
