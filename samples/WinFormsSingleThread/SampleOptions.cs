@@ -1,21 +1,13 @@
-using System.Globalization;
+using System.CommandLine;
+using LeaseSimulation.Arguments;
+using LeaseSimulation.Settings;
 
 namespace WinFormsSingleThread;
 
-/// <summary>The sample's few options.</summary>
+/// <summary>The sample's few options: the shared ones of <see cref="ScenarioOptions"/> plus <c>--headless</c>.</summary>
 internal sealed record SampleOptions
 {
-    public const string Usage = """
-        Usage: WinFormsSingleThread [--headless] [--strategy fifo|seed-yield|priority|pump] [--cpu-ms N]
-                                    [--messages N] [--loops N] [--clock virtual|real] [--time-scale F]
-          On Windows without --headless: a window with a start button, a strategy choice and live counters.
-          Elsewhere (or with --headless): runs the single-thread scenario and prints the counters every 3 s of
-          scenario time. Defaults: priority, 1000 ms CPU, 100 messages, 20 loops, virtual clock.
-        """;
-
     public bool Headless { get; init; } = !OperatingSystem.IsWindows();
-
-    public bool Help { get; init; }
 
     public string Strategy { get; init; } = "priority";
 
@@ -29,43 +21,42 @@ internal sealed record SampleOptions
 
     public double TimeScale { get; init; } = 0.05;
 
-    public static SampleOptions Parse(IReadOnlyList<string> args)
+    /// <summary>Creates the root command (System.CommandLine), declaring every option with its default once.</summary>
+    /// <param name="run">Runs the sample with the parsed options; returns the exit code.</param>
+    /// <returns>The command.</returns>
+    public static RootCommand CreateCommand(Func<SampleOptions, int> run)
     {
-        var options = new SampleOptions();
-        for (var i = 0; i < args.Count; i++)
+        var defaults = new SampleOptions();
+        var headless = ScenarioOptions.Flag("--headless", "Run without a window (always so outside Windows).");
+        var strategy = Defaulted(ScenarioOptions.Strategy(acceptsAll: false), defaults.Strategy);
+        var cpuMs = Defaulted(ScenarioOptions.CpuMs(), defaults.CpuMs);
+        var messages = Defaulted(ScenarioOptions.Messages(), defaults.Messages);
+        var loops = Defaulted(ScenarioOptions.Loops(), defaults.Loops);
+        var clock = Defaulted(ScenarioOptions.Clock(), defaults.RealClock ? ClockKind.Real : ClockKind.Virtual);
+        var timeScale = Defaulted(ScenarioOptions.TimeScale(), defaults.TimeScale);
+        var command = new RootCommand(
+            "The seed's WinForms variant: the lost-lease consumer on one UI thread, FIFO versus PriorityAsync lanes. "
+            + "On Windows without --headless: a window with a start button, a strategy choice and live counters. "
+            + "Elsewhere (or with --headless): runs the single-thread scenario and prints the counters every 3 s of scenario time.")
         {
-            var option = args[i];
-            string Value() => i + 1 < args.Count ? args[++i] : throw new ArgumentException($"Option {option} needs a value.", option);
-            options = option switch
-            {
-                "--headless" => options with { Headless = true },
-                "--help" or "-h" => options with { Help = true },
-                "--strategy" => options with { Strategy = Value() },
-                "--cpu-ms" => options with { CpuMs = Int(option, Value(), 0) },
-                "--messages" => options with { Messages = Int(option, Value(), 1) },
-                "--loops" => options with { Loops = Int(option, Value(), 1) },
-                "--clock" => Value() switch
-                {
-                    "virtual" => options with { RealClock = false },
-                    "real" => options with { RealClock = true },
-                    var other => throw new ArgumentException($"Option --clock has the value '{other}'; expected virtual or real.", option),
-                },
-                "--time-scale" => options with { TimeScale = Scale(option, Value()) },
-                _ => throw new ArgumentException($"Unknown option {option}; see --help.", option),
-            };
-        }
-
-        LeaseSimulation.Strategies.StrategyCatalog.Get(options.Strategy);
-        return options;
+            headless, strategy, cpuMs, messages, loops, clock, timeScale,
+        };
+        command.SetAction(parseResult => run(new SampleOptions
+        {
+            Headless = defaults.Headless || parseResult.GetValue(headless),
+            Strategy = parseResult.GetValue(strategy) ?? defaults.Strategy,
+            CpuMs = parseResult.GetValue(cpuMs),
+            Messages = parseResult.GetValue(messages),
+            Loops = parseResult.GetValue(loops),
+            RealClock = parseResult.GetValue(clock) == ClockKind.Real,
+            TimeScale = parseResult.GetValue(timeScale),
+        }));
+        return command;
     }
 
-    private static int Int(string option, string value, int minimum) =>
-        int.TryParse(value, NumberStyles.Integer, CultureInfo.InvariantCulture, out var result) && result >= minimum
-            ? result
-            : throw new ArgumentException($"Option {option} has the value '{value}'; expected a whole number of at least {minimum}.", option);
-
-    private static double Scale(string option, string value) =>
-        double.TryParse(value, NumberStyles.Float, CultureInfo.InvariantCulture, out var result) && result > 0 && result <= 1000
-            ? result
-            : throw new ArgumentException($"Option {option} has the value '{value}'; expected a number greater than 0.", option);
+    private static Option<T> Defaulted<T>(Option<T> option, T value)
+    {
+        option.DefaultValueFactory = _ => value;
+        return option;
+    }
 }

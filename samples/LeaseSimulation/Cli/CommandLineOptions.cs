@@ -73,7 +73,4 @@ public sealed record CommandLineOptions
 
     /// <summary>Gets whether to run the CPU sweep (<see cref="SweepPlanner"/>) instead of the matrix.</summary>
     public bool Sweep { get; init; }
-
-    /// <summary>Gets whether help was asked for.</summary>
-    public bool Help { get; init; }
 }

@@ -1,4 +1,5 @@
 using System.Text.Json;
+using LeaseSimulation.Arguments;
 using LeaseSimulation.Reporting;
 using LeaseSimulation.Results;
 using LeaseSimulation.Running;
@@ -10,29 +11,42 @@ namespace LeaseSimulation.Cli;
 public static class SimulationCommand
 {
     /// <summary>The exit code of a bad command line.</summary>
-    public const int UsageError = 2;
+    public const int UsageError = CommandLineRunner.UsageError;
 
     /// <summary>Runs the command.</summary>
     /// <param name="args">The command-line arguments.</param>
-    /// <param name="output">Where the table and monitor lines go.</param>
+    /// <param name="output">Where the help, the table and monitor lines go.</param>
     /// <param name="error">Where errors go.</param>
-    /// <returns>0 on success, 2 on a bad command line, 1 when a run failed.</returns>
+    /// <returns>0 on success or after <c>--help</c>, 2 on a bad command line, 1 when a run failed.</returns>
     public static int Execute(IReadOnlyList<string> args, TextWriter output, TextWriter error)
     {
         ArgumentNullException.ThrowIfNull(args);
         ArgumentNullException.ThrowIfNull(output);
         ArgumentNullException.ThrowIfNull(error);
-        CommandLineOptions options;
+        var definition = new SimulationOptions();
+        var command = definition.CreateCommand();
+        command.SetAction(parseResult => Execute(definition.Read(parseResult), args, output, error));
+        return CommandLineRunner.Run(command, args, output, error);
+    }
+
+    /// <summary>Parses <paramref name="args"/> into the options, without planning or running anything.</summary>
+    /// <param name="args">The command-line arguments.</param>
+    /// <returns>The options.</returns>
+    /// <exception cref="OptionException">An option is unknown, repeated, lacks its value or has a bad value.</exception>
+    public static CommandLineOptions Parse(IReadOnlyList<string> args)
+    {
+        var definition = new SimulationOptions();
+        var parseResult = CommandLineRunner.Parse(definition.CreateCommand(), args);
+        return CommandLineRunner.FirstError(parseResult) is { } bad
+            ? throw new OptionException(bad.Option, bad.Message)
+            : definition.Read(parseResult);
+    }
+
+    private static int Execute(CommandLineOptions options, IReadOnlyList<string> args, TextWriter output, TextWriter error)
+    {
         IReadOnlyList<PlannedRun> plan;
         try
         {
-            options = OptionParser.Parse(args);
-            if (options.Help)
-            {
-                output.WriteLine(OptionParser.Usage);
-                return 0;
-            }
-
             plan = options.Sweep ? SweepPlanner.Plan(options) : MatrixPlanner.Plan(options);
         }
         catch (OptionException ex)

@@ -16,7 +16,7 @@ public sealed class BrokerLatencyTests
     [InlineData("2147483647ms", int.MaxValue)]
     public void Parse_AcceptsMilliseconds(string value, int expected)
     {
-        OptionParser.Parse(["--broker-latency", value]).BrokerLatencyMs.Should().Be(expected);
+        SimulationCommand.Parse(["--broker-latency", value]).BrokerLatencyMs.Should().Be(expected);
     }
 
     [Theory]

@@ -39,12 +39,61 @@ public sealed class OptionErrorTests
         output.ToString().Should().BeEmpty();
     }
 
+    [Theory]
+    [InlineData("--frobnicate", "error: Unknown option --frobnicate; see --help.")]
+    [InlineData("--messages 20 --frobnicate=3", "error: Unknown option --frobnicate=3; see --help.")]
+    [InlineData("--messages", "error: Option --messages needs a value.")]
+    [InlineData("--messages --loops 5", "error: Option --messages needs a value.")]
+    [InlineData("--json", "error: Option --json needs a value.")]
+    [InlineData("--loops 5 --loops 6", "error: Option --loops is given twice.")]
+    [InlineData("--monitor yes", "error: Option --monitor takes no value.")]
+    [InlineData("--messages 20 extra", "error: Unexpected argument 'extra'; see --help.")]
+    [InlineData("--strategy magic", "error: Option --strategy has the value 'magic'; expected fifo, seed-yield, priority, pump or all.")]
+    public void BadCommandLine_PrintsExactlyOneLine(string commandLine, string expected)
+    {
+        var output = new StringWriter();
+        var error = new StringWriter();
+
+        SimulationCommand.Execute(commandLine.Split(' '), output, error).Should().Be(2);
+
+        error.ToString().Should().Be(expected + Environment.NewLine, "one line, not the help");
+        output.ToString().Should().BeEmpty();
+    }
+
+    [Theory]
+    [InlineData("--help")]
+    [InlineData("-h")]
+    [InlineData("--help --frobnicate")]
+    [InlineData("--messages 0 --help")]
+    public void Help_ExitsWithCode0_AndRunsNothing(string commandLine)
+    {
+        var output = new StringWriter();
+        var error = new StringWriter();
+
+        SimulationCommand.Execute(commandLine.Split(' '), output, error).Should().Be(0);
+
+        var help = output.ToString();
+        help.Should().Contain("Usage:").And.Contain("--time-scale <F>").And.Contain("--strategy <fifo|seed-yield|priority|pump|all>");
+        help.Should().NotContain("completed", "help runs no simulation");
+        error.ToString().Should().BeEmpty();
+    }
+
     [Fact]
-    public void Help_ExitsWithCode0()
+    public void Help_ListsEveryOption_WithItsDescription()
     {
         var output = new StringWriter();
 
-        SimulationCommand.Execute(["--help"], output, new StringWriter()).Should().Be(0);
-        output.ToString().Should().Contain("--time-scale");
+        SimulationCommand.Execute(["--help"], output, new StringWriter());
+
+        var help = output.ToString();
+        foreach (var option in new[]
+        {
+            "--context", "--strategy", "--clock", "--broker", "--connection", "--broker-latency", "--time-scale", "--messages",
+            "--loops", "--cpu-ms", "--io-ms", "--receive-ms", "--renew-ms", "--lease-ms", "--cpu-mode", "--threads", "--seed",
+            "--json", "--report", "--monitor", "--no-progress", "--sweep",
+        })
+        {
+            help.Split('\n').Should().Contain(line => line.TrimStart().StartsWith(option + " ", StringComparison.Ordinal) && line.Trim().Length > option.Length + 20, $"{option} is listed with a description");
+        }
     }
 }

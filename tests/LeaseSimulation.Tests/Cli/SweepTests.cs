@@ -30,7 +30,7 @@ public sealed class SweepTests
     [Fact]
     public void Plan_RunsEveryStrategyAtEveryCpuTime_OnOneThreadAndVirtualTime()
     {
-        var plan = SweepPlanner.Plan(OptionParser.Parse(["--sweep"]));
+        var plan = SweepPlanner.Plan(SimulationCommand.Parse(["--sweep"]));
 
         plan.Should().HaveCount(SweepPlanner.CpuTimesMs.Count * LeaseSimulation.Strategies.StrategyCatalog.All.Count);
         plan.Select(p => (int)p.Settings.CpuTime.TotalMilliseconds).Distinct().Should().Equal(SweepPlanner.CpuTimesMs);
@@ -40,7 +40,7 @@ public sealed class SweepTests
     [Fact]
     public void Plan_KeepsMessages()
     {
-        SweepPlanner.Plan(OptionParser.Parse(["--sweep", "--messages", "7"])).Should().OnlyContain(p => p.Settings.Messages == 7);
+        SweepPlanner.Plan(SimulationCommand.Parse(["--sweep", "--messages", "7"])).Should().OnlyContain(p => p.Settings.Messages == 7);
     }
 
     [Fact]
