@@ -14,6 +14,9 @@ public sealed partial class PostgreSqlQueue : IMessageSource
     /// <summary>The dead-letter reason of a message whose last allowed delivery ended unsettled.</summary>
     public const string MaxDeliveryCountExceededReason = "MaxDeliveryCountExceeded";
 
+    /// <summary>The queue's <see cref="IMessageSource.MessagingSystem"/> (OpenTelemetry <c>messaging.system</c>).</summary>
+    public const string MessagingSystemName = "postgresql";
+
     internal PostgreSqlQueue(PostgreSqlTransport transport, string name, TimeSpan lockDuration, int maxDeliveryCount)
     {
         Transport = transport;
@@ -40,6 +43,14 @@ public sealed partial class PostgreSqlQueue : IMessageSource
     /// <inheritdoc />
     /// <remarks>True: <see cref="CompleteBatchAsync"/> is one statement.</remarks>
     bool IMessageSource.CompletesBatchesNatively => true;
+
+    /// <inheritdoc />
+    /// <remarks><see cref="MessagingSystemName"/>.</remarks>
+    string IMessageSource.MessagingSystem => MessagingSystemName;
+
+    /// <inheritdoc />
+    /// <remarks>The queue's <see cref="Name"/>.</remarks>
+    string? IMessageSource.DestinationName => Name;
 
     /// <summary>Sends one message and wakes idle receivers.</summary>
     /// <param name="body">The message's body.</param>

@@ -11,6 +11,9 @@ public sealed partial class InMemoryQueue : IMessageSource
     /// <summary>The dead-letter reason of a message whose last allowed delivery ended unsettled.</summary>
     public const string MaxDeliveryCountExceededReason = "MaxDeliveryCountExceeded";
 
+    /// <summary>The queue's <see cref="IMessageSource.MessagingSystem"/> (OpenTelemetry <c>messaging.system</c>).</summary>
+    public const string MessagingSystemName = "priorityasync.inmemory";
+
     private readonly object _gate = new();
     private readonly Queue<Entry> _available = new();
     private readonly Dictionary<Guid, Entry> _locked = [];
@@ -56,6 +59,14 @@ public sealed partial class InMemoryQueue : IMessageSource
 
     /// <inheritdoc />
     bool IMessageSource.CompletesBatchesNatively => true;
+
+    /// <inheritdoc />
+    /// <remarks><see cref="MessagingSystemName"/>.</remarks>
+    string IMessageSource.MessagingSystem => MessagingSystemName;
+
+    /// <inheritdoc />
+    /// <remarks>The queue's <see cref="Name"/>.</remarks>
+    string? IMessageSource.DestinationName => Name;
 
     /// <summary>Adds a message to the back of the queue.</summary>
     /// <param name="body">The message's body.</param>

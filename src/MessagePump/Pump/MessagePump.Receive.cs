@@ -137,9 +137,7 @@ public sealed partial class MessagePump
         }
 
         Interlocked.Increment(ref _received);
-        var tags = MessagePumpMetrics.Tags(Name);
-        MessagePumpMetrics.Consumed.Add(1, tags);
-        MessagePumpMetrics.InFlight.Add(1, tags);
+        _telemetry.Received();
         MessagePumpLog.Received(_logger, Name, message.MessageId, message.DeliveryCount, message.LockedUntil);
         _ = LeaseLane.Run(() => KeepLeaseAsync(context));
         _ = ProcessingLane.Run(() => ProcessAsync(context));
