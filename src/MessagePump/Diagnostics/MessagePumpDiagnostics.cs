@@ -1,3 +1,5 @@
+using System.Diagnostics;
+
 namespace PriorityAsync.Messaging;
 
 /// <summary>
@@ -64,4 +66,34 @@ public static class MessagePumpDiagnostics
 
     /// <summary>The <see cref="IMessageSource.MessagingSystem"/> of a source that does not name its system.</summary>
     public const string UnknownSystem = "unknown";
+
+    /// <summary>
+    /// Writes the trace context of <paramref name="activity"/> (by default <see cref="Activity.Current"/>) into a
+    /// message's headers with <see cref="DistributedContextPropagator.Current"/> (W3C <c>traceparent</c> and
+    /// <c>tracestate</c> by default), so that the pump's process span of that message joins the producer's trace.
+    /// </summary>
+    /// <param name="headers">The headers of the message to send; entries the propagator writes are replaced.</param>
+    /// <param name="activity">The producer's activity; <see langword="null"/> for <see cref="Activity.Current"/>.</param>
+    /// <returns><paramref name="headers"/>, unchanged when there is no activity.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="headers"/> is null.</exception>
+    public static IDictionary<string, string> InjectTraceContext(IDictionary<string, string> headers, Activity? activity = null)
+    {
+        ArgumentNullException.ThrowIfNull(headers);
+        activity ??= Activity.Current;
+        if (activity is not null)
+        {
+            DistributedContextPropagator.Current.Inject(
+                activity,
+                headers,
+                static (carrier, name, value) =>
+                {
+                    if (value is not null)
+                    {
+                        ((IDictionary<string, string>)carrier!)[name] = value;
+                    }
+                });
+        }
+
+        return headers;
+    }
 }

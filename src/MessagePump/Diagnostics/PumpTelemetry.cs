@@ -8,6 +8,10 @@ namespace PriorityAsync.Messaging;
 /// </summary>
 internal sealed class PumpTelemetry
 {
+    /// <summary>The pump's activity source, shared by every pump.</summary>
+    internal static readonly ActivitySource Source = new(
+        MessagePumpDiagnostics.ActivitySourceName, typeof(PumpTelemetry).Assembly.GetName().Version?.ToString());
+
     private readonly PumpInstruments _instruments;
     private readonly string _pump;
     private readonly string _system;
@@ -81,6 +85,82 @@ internal sealed class PumpTelemetry
     }
 
     public void LeaseLost() => _instruments.LeasesLost.Add(1, Tags());
+
+    /// <summary>
+    /// Starts the process span of one delivery, kind consumer, and makes it <see cref="Activity.Current"/> for the
+    /// caller (the handler runs inside it). Its parent is the producer's context from the message's
+    /// <c>traceparent</c>/<c>tracestate</c> headers, which it also links to, as the messaging conventions ask; with no
+    /// producer context it is a root span, never a child of whatever activity was current when the pump started.
+    /// </summary>
+    /// <returns>The span, or <see langword="null"/> when nobody listens or the sampler declined it.</returns>
+    public Activity? StartProcess(ILeasedMessage message)
+    {
+        if (!Source.HasListeners())
+        {
+            return null;
+        }
+
+        var producer = ProducerContext(message);
+        Activity.Current = null; // the receive loop's ambient activity (the host's, at start) is not this message's parent
+        var tags = new TagList
+        {
+            { MessagePumpDiagnostics.PumpTag, _pump },
+            { MessagePumpDiagnostics.MessagingSystemTag, _system },
+            { MessagePumpDiagnostics.OperationNameTag, MessagePumpDiagnostics.ProcessOperation },
+            { MessagePumpDiagnostics.OperationTypeTag, MessagePumpDiagnostics.ProcessOperation },
+            { MessagePumpDiagnostics.MessageIdTag, message.MessageId },
+            { MessagePumpDiagnostics.DeliveryCountTag, message.DeliveryCount },
+        };
+        if (_destination is not null)
+        {
+            tags.Add(MessagePumpDiagnostics.DestinationNameTag, _destination);
+        }
+
+        return Source.StartActivity(
+            _destination is null ? MessagePumpDiagnostics.ProcessOperation : $"{MessagePumpDiagnostics.ProcessOperation} {_destination}",
+            ActivityKind.Consumer,
+            producer ?? default,
+            tags,
+            producer is { } context ? [new ActivityLink(context)] : null);
+    }
+
+    /// <summary>Ends a process span: with <see cref="ActivityStatusCode.Error"/>, <c>error.type</c> and the exception when the handler failed.</summary>
+    public static void StopProcess(Activity? activity, Exception? failure)
+    {
+        if (activity is null)
+        {
+            return;
+        }
+
+        if (failure is not null)
+        {
+            activity.SetStatus(ActivityStatusCode.Error, failure.Message);
+            activity.SetTag(MessagePumpDiagnostics.ErrorTypeTag, ErrorType(failure));
+            activity.AddException(failure);
+        }
+
+        activity.Stop();
+    }
+
+    /// <summary>The producer's context read from the message's headers by <see cref="DistributedContextPropagator.Current"/>, if any.</summary>
+    internal static ActivityContext? ProducerContext(ILeasedMessage message)
+    {
+        if (message.Headers is not { Count: > 0 } headers)
+        {
+            return null;
+        }
+
+        DistributedContextPropagator.Current.ExtractTraceIdAndState(
+            headers,
+            static (object? carrier, string name, out string? value, out IEnumerable<string>? values) =>
+            {
+                values = null;
+                value = ((IReadOnlyDictionary<string, string>)carrier!).TryGetValue(name, out var found) ? found : null;
+            },
+            out var traceParent,
+            out var traceState);
+        return ActivityContext.TryParse(traceParent, traceState, isRemote: true, out var context) ? context : null;
+    }
 
     /// <summary>The <c>error.type</c> of an exception: its type's full name.</summary>
     internal static string ErrorType(Exception failure) => failure.GetType().FullName ?? failure.GetType().Name;

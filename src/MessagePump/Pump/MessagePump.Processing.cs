@@ -9,6 +9,7 @@ public sealed partial class MessagePump
         {
             var start = TimeProvider.GetTimestamp();
             Exception? failure = null;
+            var span = _telemetry.StartProcess(context.Message); // Activity.Current inside the handler
             try
             {
                 await _handler(context, context.CancellationToken);
@@ -19,6 +20,7 @@ public sealed partial class MessagePump
             }
 
             _telemetry.Processed(TimeProvider.GetElapsedTime(start), failure);
+            PumpTelemetry.StopProcess(span, failure);
 
             // Settling releases the lock: as urgent as keeping it.
             await LeaseLane.SwitchTo();

@@ -116,6 +116,8 @@ internal static class CoreBadValues
         if (type == typeof(ILogger)) return NullLogger.Instance;
         if (type == typeof(IReadOnlyDictionary<string, string>)) return new Dictionary<string, string> { ["traceparent"] = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01" };
         if (type == typeof(IMeterFactory)) return new OwnMeterFactory();
+        if (type == typeof(IDictionary<string, string>)) return new Dictionary<string, string>();
+        if (type == typeof(System.Diagnostics.Activity)) return new System.Diagnostics.Activity("valid").SetIdFormat(System.Diagnostics.ActivityIdFormat.W3C).Start();
         if (type == typeof(IReadOnlyList<ILeasedMessage>)) return new ILeasedMessage[] { ReceivedMessage() };
         if (type == typeof(PriorityAsync.Messaging.MessagePump)) return new PriorityAsync.Messaging.MessagePump((IMessageSource)Valid(typeof(IMessageSource))!, (_, _) => Task.CompletedTask, new PriorityAsyncContext());
         return null;
