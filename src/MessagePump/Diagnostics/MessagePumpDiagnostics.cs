@@ -43,6 +43,9 @@ public static class MessagePumpDiagnostics
     /// <summary>The OpenTelemetry attribute holding the message's identifier, on spans.</summary>
     public const string MessageIdTag = "messaging.message.id";
 
+    /// <summary>The OpenTelemetry attribute holding how many messages one receive returned, on receive spans.</summary>
+    public const string BatchMessageCountTag = "messaging.batch.message_count";
+
     /// <summary>The tag holding the message's delivery count (1 on the first delivery), on spans.</summary>
     public const string DeliveryCountTag = "messagepump.delivery_count";
 

@@ -124,6 +124,61 @@ internal sealed class PumpTelemetry
             producer is { } context ? [new ActivityLink(context)] : null);
     }
 
+    /// <summary>The wall-clock time a receive call is sent, when a listener may want its span; otherwise <see langword="null"/>.</summary>
+    public static DateTimeOffset? ReceiveSent() => Source.HasListeners() ? DateTimeOffset.UtcNow : null;
+
+    /// <summary>
+    /// Records the receive span of a call that returned messages, kind client, from <paramref name="sent"/> to now, with
+    /// <c>messaging.batch.message_count</c> and a link to each message's producer context. A root span; an empty
+    /// receive (an idle poll) records none.
+    /// </summary>
+    public void Received(DateTimeOffset? sent, IReadOnlyList<ILeasedMessage> messages)
+    {
+        if (sent is not { } start || messages.Count == 0 || !Source.HasListeners())
+        {
+            return;
+        }
+
+        List<ActivityLink>? links = null;
+        foreach (var message in messages)
+        {
+            if (message is not null && ProducerContext(message) is { } producer)
+            {
+                (links ??= []).Add(new ActivityLink(producer));
+            }
+        }
+
+        var tags = new TagList
+        {
+            { MessagePumpDiagnostics.PumpTag, _pump },
+            { MessagePumpDiagnostics.MessagingSystemTag, _system },
+            { MessagePumpDiagnostics.OperationNameTag, MessagePumpDiagnostics.ReceiveOperation },
+            { MessagePumpDiagnostics.OperationTypeTag, MessagePumpDiagnostics.ReceiveOperation },
+            { MessagePumpDiagnostics.BatchMessageCountTag, messages.Count },
+        };
+        if (_destination is not null)
+        {
+            tags.Add(MessagePumpDiagnostics.DestinationNameTag, _destination);
+        }
+
+        var previous = Activity.Current;
+        Activity.Current = null;
+        try
+        {
+            Source.StartActivity(
+                _destination is null ? MessagePumpDiagnostics.ReceiveOperation : $"{MessagePumpDiagnostics.ReceiveOperation} {_destination}",
+                ActivityKind.Client,
+                default(ActivityContext),
+                tags,
+                links,
+                start)?.Stop();
+        }
+        finally
+        {
+            Activity.Current = previous;
+        }
+    }
+
     /// <summary>Ends a process span: with <see cref="ActivityStatusCode.Error"/>, <c>error.type</c> and the exception when the handler failed.</summary>
     public static void StopProcess(Activity? activity, Exception? failure)
     {

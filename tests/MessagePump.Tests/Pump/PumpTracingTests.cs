@@ -3,7 +3,10 @@ using System.Diagnostics;
 
 namespace PriorityAsync.Messaging.Tests.Pump;
 
-/// <summary>The process span of each delivery: parent and link from the producer's headers, attributes, error status, current in the handler.</summary>
+/// <summary>
+/// The receive span of each non-empty receive and the process span of each delivery: parent and links from the
+/// producer's headers, attributes, error status, current in the handler.
+/// </summary>
 public class PumpTracingTests
 {
     [Fact]
@@ -67,7 +70,17 @@ public class PumpTracingTests
             await VirtualRun.WaitUntilAsync(() => queue.GetStatistics().Completed == 2, scheduler.TimeProvider, TimeSpan.FromHours(1));
         });
 
-        var spans = stopped.ToList();
+        var receives = stopped.Where(s => s.Kind == ActivityKind.Client).ToList();
+        receives.Should().NotBeEmpty().And.OnlyContain(s => s.DisplayName == "receive orders"
+            && s.ParentSpanId == default(ActivitySpanId)
+            && (string?)s.GetTagItem(MessagePumpDiagnostics.OperationNameTag) == "receive"
+            && (string?)s.GetTagItem(MessagePumpDiagnostics.OperationTypeTag) == "receive"
+            && (string?)s.GetTagItem(MessagePumpDiagnostics.DestinationNameTag) == "orders");
+        receives.Sum(s => (int)s.GetTagItem(MessagePumpDiagnostics.BatchMessageCountTag)!).Should().Be(3, "three deliveries, no span for an empty receive");
+        receives.SelectMany(s => s.Links).Should().HaveCount(2, "one link per delivery of the traced message")
+            .And.OnlyContain(l => l.Context.TraceId == producer.TraceId && l.Context.SpanId == producer.SpanId);
+
+        var spans = stopped.Where(s => s.Kind != ActivityKind.Client).ToList();
         spans.Should().HaveCount(3);
         spans.Should().OnlyContain(s => s.Kind == ActivityKind.Consumer
             && s.Source.Name == MessagePumpDiagnostics.ActivitySourceName
