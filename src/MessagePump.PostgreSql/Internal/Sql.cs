@@ -41,8 +41,16 @@ internal static class Sql
             dead_lettered_at timestamptz NOT NULL DEFAULT clock_timestamp()
         );
         CREATE INDEX IF NOT EXISTS dead_letters_queue_id ON priorityasync.dead_letters (queue, id);
-        ALTER TABLE priorityasync.messages ADD COLUMN IF NOT EXISTS headers jsonb;
-        ALTER TABLE priorityasync.dead_letters ADD COLUMN IF NOT EXISTS headers jsonb;
+        DO $$
+        BEGIN
+            -- Added in a later version: altering takes an exclusive lock on the table, so only when the column is missing.
+            IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = 'priorityasync.messages'::regclass AND attname = 'headers' AND NOT attisdropped) THEN
+                ALTER TABLE priorityasync.messages ADD COLUMN IF NOT EXISTS headers jsonb;
+            END IF;
+            IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = 'priorityasync.dead_letters'::regclass AND attname = 'headers' AND NOT attisdropped) THEN
+                ALTER TABLE priorityasync.dead_letters ADD COLUMN IF NOT EXISTS headers jsonb;
+            END IF;
+        END $$;
         """;
 
     /// <summary>Creates the queue, or updates its settings: @name, @lock_us (microseconds), @max.</summary>
