@@ -90,18 +90,25 @@ internal sealed class PumpTelemetry
     /// Starts the process span of one delivery, kind consumer, and makes it <see cref="Activity.Current"/> for the
     /// caller (the handler runs inside it). Its parent is the producer's context from the message's
     /// <c>traceparent</c>/<c>tracestate</c> headers, which it also links to, as the messaging conventions ask; with no
-    /// producer context it is a root span, never a child of whatever activity was current when the pump started.
+    /// producer context it is a root span, never a child of whatever activity was current when the pump started; and
+    /// without a span the handler runs with no current activity.
     /// </summary>
     /// <returns>The span, or <see langword="null"/> when nobody listens or the sampler declined it.</returns>
     public Activity? StartProcess(ILeasedMessage message)
     {
+        // The receive loop's ambient activity (whatever was current at StartAsync, a host's for example) is not this
+        // message's: the handler never runs inside it, whether or not anyone listens to the pump's spans.
+        if (Activity.Current is not null)
+        {
+            Activity.Current = null;
+        }
+
         if (!Source.HasListeners())
         {
             return null;
         }
 
         var producer = ProducerContext(message);
-        Activity.Current = null; // the receive loop's ambient activity (the host's, at start) is not this message's parent
         var tags = new TagList
         {
             { MessagePumpDiagnostics.PumpTag, _pump },
