@@ -108,6 +108,20 @@ internal sealed class PumpTelemetry
             return null;
         }
 
+        try
+        {
+            return StartProcessSpan(message);
+        }
+        catch (Exception)
+        {
+            // A throwing listener, propagator or Headers getter must not keep the handler from running.
+            Activity.Current = null;
+            return null;
+        }
+    }
+
+    private Activity? StartProcessSpan(ILeasedMessage message)
+    {
         var producer = ProducerContext(message);
         var tags = new TagList
         {
@@ -180,6 +194,10 @@ internal sealed class PumpTelemetry
                 links,
                 start)?.Stop();
         }
+        catch (Exception)
+        {
+            // A throwing listener must not cost the received messages their processing.
+        }
         finally
         {
             Activity.Current = previous;
@@ -194,34 +212,49 @@ internal sealed class PumpTelemetry
             return;
         }
 
-        if (failure is not null)
+        try
         {
-            activity.SetStatus(ActivityStatusCode.Error, failure.Message);
-            activity.SetTag(MessagePumpDiagnostics.ErrorTypeTag, ErrorType(failure));
-            activity.AddException(failure);
-        }
+            if (failure is not null)
+            {
+                activity.SetStatus(ActivityStatusCode.Error, failure.Message);
+                activity.SetTag(MessagePumpDiagnostics.ErrorTypeTag, ErrorType(failure));
+                activity.AddException(failure);
+            }
 
-        activity.Stop();
+            activity.Stop();
+        }
+        catch (Exception)
+        {
+            // A throwing listener must not keep the message from being settled.
+            Activity.Current = null;
+        }
     }
 
     /// <summary>The producer's context read from the message's headers by <see cref="DistributedContextPropagator.Current"/>, if any.</summary>
     internal static ActivityContext? ProducerContext(ILeasedMessage message)
     {
-        if (message.Headers is not { Count: > 0 } headers)
+        try
         {
-            return null;
-        }
-
-        DistributedContextPropagator.Current.ExtractTraceIdAndState(
-            headers,
-            static (object? carrier, string name, out string? value, out IEnumerable<string>? values) =>
+            if (message.Headers is not { Count: > 0 } headers)
             {
-                values = null;
-                value = ((IReadOnlyDictionary<string, string>)carrier!).TryGetValue(name, out var found) ? found : null;
-            },
-            out var traceParent,
-            out var traceState);
-        return ActivityContext.TryParse(traceParent, traceState, isRemote: true, out var context) ? context : null;
+                return null;
+            }
+
+            DistributedContextPropagator.Current.ExtractTraceIdAndState(
+                headers,
+                static (object? carrier, string name, out string? value, out IEnumerable<string>? values) =>
+                {
+                    values = null;
+                    value = ((IReadOnlyDictionary<string, string>)carrier!).TryGetValue(name, out var found) ? found : null;
+                },
+                out var traceParent,
+                out var traceState);
+            return ActivityContext.TryParse(traceParent, traceState, isRemote: true, out var context) ? context : null;
+        }
+        catch (Exception)
+        {
+            return null; // an adapter's Headers or a custom propagator failed: the span has no producer context
+        }
     }
 
     /// <summary>The <c>error.type</c> of an exception: its type's full name.</summary>

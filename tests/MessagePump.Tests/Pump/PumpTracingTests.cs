@@ -118,6 +118,44 @@ public class PumpTracingTests
     }
 
     [Fact]
+    public void HeadersThatThrow_CostTheSpansTheirProducer_NotTheMessagesTheirProcessing()
+    {
+        const string name = "throwing-headers-pump";
+        var stopped = new ConcurrentBag<Activity>();
+        using var listener = new ActivityListener
+        {
+            ShouldListenTo = source => source.Name == MessagePumpDiagnostics.ActivitySourceName,
+            Sample = (ref ActivityCreationOptions<ActivityContext> _) => ActivitySamplingResult.AllDataAndRecorded,
+            ActivityStopped = activity =>
+            {
+                if ((string?)activity.GetTagItem(MessagePumpDiagnostics.PumpTag) == name)
+                {
+                    stopped.Add(activity);
+                }
+            },
+        };
+        ActivitySource.AddActivityListener(listener);
+
+        var clock = new VirtualTimeProvider();
+        var queue = new InMemoryLeaseBroker(clock).CreateQueue("broken", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(10) });
+        for (var i = 0; i < 3; i++)
+        {
+            queue.Send(new byte[] { (byte)i });
+        }
+
+        VirtualRun.Run(clock, async scheduler =>
+        {
+            await using var pump = new MessagePump(new ThrowingHeadersSource(queue), (_, _) => Task.CompletedTask, scheduler, new MessagePumpOptions { Name = name });
+            await pump.StartAsync();
+            await VirtualRun.WaitUntilAsync(() => queue.GetStatistics().Completed == 3, scheduler.TimeProvider, TimeSpan.FromHours(1));
+        });
+
+        queue.GetStatistics().Should().BeEquivalentTo(new { Completed = 3, LeasesLost = 0, Abandoned = 0 });
+        var processSpans = stopped.Where(s => s.Kind == ActivityKind.Consumer).ToList();
+        processSpans.Should().HaveCount(3).And.OnlyContain(s => s.ParentSpanId == default(ActivitySpanId) && !s.Links.Any());
+    }
+
+    [Fact]
     public void InjectTraceContext_WithoutAnActivity_LeavesTheHeadersAlone()
     {
         var previous = Activity.Current;
@@ -130,5 +168,35 @@ public class PumpTracingTests
         {
             Activity.Current = previous;
         }
+    }
+
+    /// <summary>An adapter whose messages' <see cref="ILeasedMessage.Headers"/> throw.</summary>
+    private sealed class ThrowingHeadersSource(InMemoryQueue queue) : IMessageSource
+    {
+        public TimeSpan? LockDuration => queue.LockDuration;
+
+        public async Task<ILeasedMessage?> ReceiveAsync(CancellationToken cancellationToken = default) =>
+            await queue.ReceiveAsync(cancellationToken) is { } message ? new ThrowingHeadersMessage(message) : null;
+    }
+
+    private sealed class ThrowingHeadersMessage(ILeasedMessage inner) : ILeasedMessage
+    {
+        public string MessageId => inner.MessageId;
+
+        public ReadOnlyMemory<byte> Body => inner.Body;
+
+        public IReadOnlyDictionary<string, string> Headers => throw new InvalidOperationException("broken adapter");
+
+        public int DeliveryCount => inner.DeliveryCount;
+
+        public DateTimeOffset LockedUntil => inner.LockedUntil;
+
+        public Task<DateTimeOffset> RenewLockAsync(CancellationToken cancellationToken = default) => inner.RenewLockAsync(cancellationToken);
+
+        public Task CompleteAsync(CancellationToken cancellationToken = default) => inner.CompleteAsync(cancellationToken);
+
+        public Task AbandonAsync(CancellationToken cancellationToken = default) => inner.AbandonAsync(cancellationToken);
+
+        public Task DeadLetterAsync(string reason, CancellationToken cancellationToken = default) => inner.DeadLetterAsync(reason, cancellationToken);
     }
 }
