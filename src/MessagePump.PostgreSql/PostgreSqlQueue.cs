@@ -153,7 +153,10 @@ public sealed partial class PostgreSqlQueue : IMessageSource
                         reader.GetString(2),
                         reader.GetInt32(3),
                         reader.GetFieldValue<DateTimeOffset>(4),
-                        reader.GetFieldValue<DateTimeOffset>(5)));
+                        reader.GetFieldValue<DateTimeOffset>(5))
+                    {
+                        Headers = HeadersJson.Read(reader.IsDBNull(6) ? null : reader.GetString(6)),
+                    });
                 }
 
                 return list;

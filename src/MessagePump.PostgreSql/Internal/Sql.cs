@@ -191,7 +191,7 @@ internal static class Sql
 
     /// <summary>Reads the dead letters of @queue, oldest message first.</summary>
     public const string DeadLetters = """
-        SELECT message_id, body, reason, delivery_count, enqueued_at, dead_lettered_at
+        SELECT message_id, body, reason, delivery_count, enqueued_at, dead_lettered_at, headers::text
         FROM priorityasync.dead_letters
         WHERE queue = @queue
         ORDER BY id

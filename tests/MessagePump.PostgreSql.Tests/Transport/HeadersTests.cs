@@ -38,6 +38,11 @@ public class HeadersTests
         again.MessageId.Should().Be("single");
         again.DeliveryCount.Should().Be(2);
         again.Headers.Should().BeEquivalentTo(Sample);
+
+        await again.DeadLetterAsync("poison");
+        var dead = (await queue.GetDeadLettersAsync()).Single();
+        dead.MessageId.Should().Be("single");
+        dead.Headers.Should().BeEquivalentTo(Sample, "dead-lettering keeps the headers");
     }
 
     [PostgresFact]
