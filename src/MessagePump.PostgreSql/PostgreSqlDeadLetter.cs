@@ -13,4 +13,8 @@ public sealed record PostgreSqlDeadLetter(
     string Reason,
     int DeliveryCount,
     DateTimeOffset EnqueuedAt,
-    DateTimeOffset DeadLetteredAt);
+    DateTimeOffset DeadLetteredAt)
+{
+    /// <summary>Gets the message's headers, as sent; empty when it had none.</summary>
+    public IReadOnlyDictionary<string, string> Headers { get; init; } = System.Collections.ObjectModel.ReadOnlyDictionary<string, string>.Empty;
+}

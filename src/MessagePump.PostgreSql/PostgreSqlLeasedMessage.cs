@@ -1,3 +1,4 @@
+using System.Collections.ObjectModel;
 using Npgsql;
 using PriorityAsync.Messaging.PostgreSql.Internal;
 
@@ -22,12 +23,14 @@ public sealed class PostgreSqlLeasedMessage : ILeasedMessage
         int deliveryCount,
         Guid lockToken,
         DateTimeOffset serverLockedUntil,
-        DateTimeOffset lockedUntil)
+        DateTimeOffset lockedUntil,
+        IReadOnlyDictionary<string, string>? headers = null)
     {
         Queue = queue;
         SequenceNumber = sequenceNumber;
         MessageId = messageId;
         Body = body;
+        Headers = headers ?? ReadOnlyDictionary<string, string>.Empty;
         EnqueuedAt = enqueuedAt;
         DeliveryCount = deliveryCount;
         LockToken = lockToken;
@@ -45,6 +48,10 @@ public sealed class PostgreSqlLeasedMessage : ILeasedMessage
 
     /// <inheritdoc />
     public ReadOnlyMemory<byte> Body { get; }
+
+    /// <inheritdoc />
+    /// <remarks>Stored in the <c>headers</c> column (<c>jsonb</c>, NULL for none).</remarks>
+    public IReadOnlyDictionary<string, string> Headers { get; }
 
     /// <summary>Gets when the message was sent, on the server's clock.</summary>
     public DateTimeOffset EnqueuedAt { get; }

@@ -152,7 +152,8 @@ public sealed partial class PostgreSqlQueue
                             deliveryCount: reader.GetInt32(4),
                             lockToken: reader.GetGuid(5),
                             serverLockedUntil: reader.GetFieldValue<DateTimeOffset>(6),
-                            lockedUntil: sentAt + reader.GetFieldValue<TimeSpan>(7)));
+                            lockedUntil: sentAt + reader.GetFieldValue<TimeSpan>(7),
+                            headers: HeadersJson.Read(reader.IsDBNull(8) ? null : reader.GetString(8))));
                     }
 
                     return (list, dead);

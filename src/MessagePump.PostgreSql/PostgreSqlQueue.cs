@@ -14,6 +14,9 @@ public sealed partial class PostgreSqlQueue : IMessageSource
     /// <summary>The dead-letter reason of a message whose last allowed delivery ended unsettled.</summary>
     public const string MaxDeliveryCountExceededReason = "MaxDeliveryCountExceeded";
 
+    /// <summary>The queue's <see cref="IMessageSource.MessagingSystem"/> (OpenTelemetry <c>messaging.system</c>).</summary>
+    public const string MessagingSystemName = "postgresql";
+
     internal PostgreSqlQueue(PostgreSqlTransport transport, string name, TimeSpan lockDuration, int maxDeliveryCount)
     {
         Transport = transport;
@@ -41,15 +44,34 @@ public sealed partial class PostgreSqlQueue : IMessageSource
     /// <remarks>True: <see cref="CompleteBatchAsync"/> is one statement.</remarks>
     bool IMessageSource.CompletesBatchesNatively => true;
 
+    /// <inheritdoc />
+    /// <remarks><see cref="MessagingSystemName"/>.</remarks>
+    string IMessageSource.MessagingSystem => MessagingSystemName;
+
+    /// <inheritdoc />
+    /// <remarks>The queue's <see cref="Name"/>.</remarks>
+    string? IMessageSource.DestinationName => Name;
+
     /// <summary>Sends one message and wakes idle receivers.</summary>
     /// <param name="body">The message's body.</param>
     /// <param name="messageId">The message's identifier; <see langword="null"/> for a generated one (a GUID).</param>
     /// <param name="cancellationToken">Cancels the call.</param>
     /// <returns>The message's identifier.</returns>
     /// <exception cref="TransientTransportException">The server could not be reached or failed in a way worth retrying; the message may or may not have been sent.</exception>
-    public async Task<string> SendAsync(ReadOnlyMemory<byte> body, string? messageId = null, CancellationToken cancellationToken = default)
+    public Task<string> SendAsync(ReadOnlyMemory<byte> body, string? messageId = null, CancellationToken cancellationToken = default) =>
+        SendAsync(body, messageId, headers: null, cancellationToken);
+
+    /// <summary>Sends one message with headers and wakes idle receivers.</summary>
+    /// <param name="body">The message's body.</param>
+    /// <param name="messageId">The message's identifier; <see langword="null"/> for a generated one (a GUID).</param>
+    /// <param name="headers">The message's headers (<see cref="PostgreSqlMessage.Headers"/>); <see langword="null"/> for none.</param>
+    /// <param name="cancellationToken">Cancels the call.</param>
+    /// <returns>The message's identifier.</returns>
+    /// <exception cref="ArgumentException"><paramref name="headers"/> holds a null value.</exception>
+    /// <exception cref="TransientTransportException">The server could not be reached or failed in a way worth retrying; the message may or may not have been sent.</exception>
+    public async Task<string> SendAsync(ReadOnlyMemory<byte> body, string? messageId, IReadOnlyDictionary<string, string>? headers, CancellationToken cancellationToken = default)
     {
-        var ids = await SendBatchAsync([new PostgreSqlMessage(body, messageId)], cancellationToken).ConfigureAwait(false);
+        var ids = await SendBatchAsync([new PostgreSqlMessage(body, messageId) { Headers = headers }], cancellationToken).ConfigureAwait(false);
         return ids[0];
     }
 
@@ -58,6 +80,7 @@ public sealed partial class PostgreSqlQueue : IMessageSource
     /// <param name="cancellationToken">Cancels the call.</param>
     /// <returns>The messages' identifiers, in order.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="messages"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="messages"/> holds a null message, or headers with a null value.</exception>
     /// <exception cref="TransientTransportException">The server could not be reached or failed in a way worth retrying; the batch may or may not have been sent.</exception>
     public async Task<IReadOnlyList<string>> SendBatchAsync(IEnumerable<PostgreSqlMessage> messages, CancellationToken cancellationToken = default)
     {
@@ -70,11 +93,13 @@ public sealed partial class PostgreSqlQueue : IMessageSource
 
         var ids = new string[list.Count];
         var bodies = new byte[list.Count][];
+        var headers = new string?[list.Count];
         for (var i = 0; i < list.Count; i++)
         {
             var message = list[i] ?? throw new ArgumentException("The batch holds a null message.", nameof(messages));
             ids[i] = message.MessageId ?? Guid.NewGuid().ToString("N");
             bodies[i] = message.Body.ToArray();
+            headers[i] = HeadersJson.Write(message.Headers, nameof(messages));
         }
 
         await Transport.ExecuteAsync(
@@ -85,6 +110,7 @@ public sealed partial class PostgreSqlQueue : IMessageSource
                 command.Parameters.Add(new NpgsqlParameter<string>("queue", Name));
                 command.Parameters.Add(new NpgsqlParameter<string[]>("ids", ids));
                 command.Parameters.Add(new NpgsqlParameter<byte[][]>("bodies", bodies));
+                command.Parameters.Add(new NpgsqlParameter<string?[]>("headers", headers));
             },
             static async (reader, ct) => await reader.ReadAsync(ct).ConfigureAwait(false) ? reader.GetInt64(0) : 0,
             cancellationToken).ConfigureAwait(false);
@@ -127,7 +153,10 @@ public sealed partial class PostgreSqlQueue : IMessageSource
                         reader.GetString(2),
                         reader.GetInt32(3),
                         reader.GetFieldValue<DateTimeOffset>(4),
-                        reader.GetFieldValue<DateTimeOffset>(5)));
+                        reader.GetFieldValue<DateTimeOffset>(5))
+                    {
+                        Headers = HeadersJson.Read(reader.IsDBNull(6) ? null : reader.GetString(6)),
+                    });
                 }
 
                 return list;

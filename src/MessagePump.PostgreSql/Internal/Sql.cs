@@ -41,6 +41,16 @@ internal static class Sql
             dead_lettered_at timestamptz NOT NULL DEFAULT clock_timestamp()
         );
         CREATE INDEX IF NOT EXISTS dead_letters_queue_id ON priorityasync.dead_letters (queue, id);
+        DO $$
+        BEGIN
+            -- Added in a later version: altering takes an exclusive lock on the table, so only when the column is missing.
+            IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = 'priorityasync.messages'::regclass AND attname = 'headers' AND NOT attisdropped) THEN
+                ALTER TABLE priorityasync.messages ADD COLUMN IF NOT EXISTS headers jsonb;
+            END IF;
+            IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = 'priorityasync.dead_letters'::regclass AND attname = 'headers' AND NOT attisdropped) THEN
+                ALTER TABLE priorityasync.dead_letters ADD COLUMN IF NOT EXISTS headers jsonb;
+            END IF;
+        END $$;
         """;
 
     /// <summary>Creates the queue, or updates its settings: @name, @lock_us (microseconds), @max.</summary>
@@ -57,12 +67,15 @@ internal static class Sql
     /// <summary>Deletes a queue with its messages and dead letters: @name.</summary>
     public const string DeleteQueue = "DELETE FROM priorityasync.queues WHERE name = @name";
 
-    /// <summary>Enqueues messages (one or a batch) in order and wakes idle receivers: @queue, @ids text[], @bodies bytea[].</summary>
+    /// <summary>
+    /// Enqueues messages (one or a batch) in order and wakes idle receivers: @queue, @ids text[], @bodies bytea[],
+    /// @headers text[] (JSON objects, NULL for none).
+    /// </summary>
     public const string Send = """
         WITH inserted AS (
-            INSERT INTO priorityasync.messages (queue, message_id, body)
-            SELECT @queue, t.message_id, t.body
-            FROM unnest(@ids::text[], @bodies::bytea[]) WITH ORDINALITY AS t (message_id, body, n)
+            INSERT INTO priorityasync.messages (queue, message_id, body, headers)
+            SELECT @queue, t.message_id, t.body, t.headers::jsonb
+            FROM unnest(@ids::text[], @bodies::bytea[], @headers::text[]) WITH ORDINALITY AS t (message_id, body, headers, n)
             ORDER BY t.n
             RETURNING id
         )
@@ -88,10 +101,10 @@ internal static class Sql
         ), dead AS (
             DELETE FROM priorityasync.messages m USING picked p
             WHERE m.id = p.id AND p.exhausted
-            RETURNING m.id, m.queue, m.message_id, m.body, m.enqueued_at, m.delivery_count
+            RETURNING m.id, m.queue, m.message_id, m.body, m.enqueued_at, m.delivery_count, m.headers
         ), moved AS (
-            INSERT INTO priorityasync.dead_letters (id, queue, message_id, body, enqueued_at, delivery_count, reason)
-            SELECT id, queue, message_id, body, enqueued_at, delivery_count, 'MaxDeliveryCountExceeded' FROM dead
+            INSERT INTO priorityasync.dead_letters (id, queue, message_id, body, enqueued_at, delivery_count, reason, headers)
+            SELECT id, queue, message_id, body, enqueued_at, delivery_count, 'MaxDeliveryCountExceeded', headers FROM dead
             RETURNING id
         ), locked AS (
             UPDATE priorityasync.messages m
@@ -100,13 +113,13 @@ internal static class Sql
                 delivery_count = m.delivery_count + 1
             FROM picked p, q
             WHERE m.id = p.id AND NOT p.exhausted
-            RETURNING m.id, m.message_id, m.body, m.enqueued_at, m.delivery_count, m.lock_token, m.locked_until
+            RETURNING m.id, m.message_id, m.body, m.enqueued_at, m.delivery_count, m.lock_token, m.locked_until, m.headers
         )
         SELECT id, message_id, body, enqueued_at, delivery_count, lock_token, locked_until,
-               locked_until - clock_timestamp() AS remaining
+               locked_until - clock_timestamp() AS remaining, headers::text
         FROM locked
         UNION ALL
-        SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM moved
+        SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM moved
         ORDER BY 1 NULLS LAST
         """;
 
@@ -161,10 +174,10 @@ internal static class Sql
         WITH dead AS (
             DELETE FROM priorityasync.messages
             WHERE id = @id AND lock_token = @token AND locked_until > clock_timestamp()
-            RETURNING id, queue, message_id, body, enqueued_at, delivery_count
+            RETURNING id, queue, message_id, body, enqueued_at, delivery_count, headers
         )
-        INSERT INTO priorityasync.dead_letters (id, queue, message_id, body, enqueued_at, delivery_count, reason)
-        SELECT id, queue, message_id, body, enqueued_at, delivery_count, @reason FROM dead
+        INSERT INTO priorityasync.dead_letters (id, queue, message_id, body, enqueued_at, delivery_count, reason, headers)
+        SELECT id, queue, message_id, body, enqueued_at, delivery_count, @reason, headers FROM dead
         """;
 
     /// <summary>Counts the visible, locked and dead-lettered messages of @queue, on the server's clock.</summary>
@@ -178,7 +191,7 @@ internal static class Sql
 
     /// <summary>Reads the dead letters of @queue, oldest message first.</summary>
     public const string DeadLetters = """
-        SELECT message_id, body, reason, delivery_count, enqueued_at, dead_lettered_at
+        SELECT message_id, body, reason, delivery_count, enqueued_at, dead_lettered_at, headers::text
         FROM priorityasync.dead_letters
         WHERE queue = @queue
         ORDER BY id

@@ -1,22 +1,26 @@
-using System.Diagnostics;
-using System.Diagnostics.Metrics;
-
 namespace PriorityAsync.Messaging;
 
 /// <summary>
-/// The <c>MessagePump</c> meter and its instrument names. Names follow the OpenTelemetry messaging conventions where
-/// one exists; every measurement carries the tag <see cref="PumpTag"/> (the pump's name).
+/// The <c>PriorityAsync.MessagePump</c> meter and its instrument names. Names follow the OpenTelemetry messaging
+/// conventions where one exists (<c>messaging.*</c>); the pump's own instruments are named <c>messagepump.*</c>.
 /// </summary>
+/// <remarks>
+/// Every measurement carries <see cref="PumpTag"/> (the pump's name), <see cref="MessagePumpDiagnostics.MessagingSystemTag"/>
+/// and, when the source names its queue, <see cref="MessagePumpDiagnostics.DestinationNameTag"/>. The <c>messaging.*</c>
+/// instruments and the settlement counters also carry <see cref="MessagePumpDiagnostics.OperationNameTag"/>; a failed
+/// handler's duration carries <see cref="ErrorTypeTag"/>. A pump given <see cref="MessagePumpOptions.MeterFactory"/>
+/// creates its meter there (same name); otherwise all pumps share one static meter.
+/// </remarks>
 public static class MessagePumpMetrics
 {
     /// <summary>The name of the meter.</summary>
-    public const string MeterName = "MessagePump";
+    public const string MeterName = MessagePumpDiagnostics.MeterName;
 
     /// <summary>The tag holding the pump's name.</summary>
-    public const string PumpTag = "messagepump.name";
+    public const string PumpTag = MessagePumpDiagnostics.PumpTag;
 
     /// <summary>The OpenTelemetry tag holding the exception type of a failed handler, on <see cref="ProcessDurationName"/>.</summary>
-    public const string ErrorTypeTag = "error.type";
+    public const string ErrorTypeTag = MessagePumpDiagnostics.ErrorTypeTag;
 
     /// <summary>Counter of messages received (OpenTelemetry <c>messaging.client.consumed.messages</c>).</summary>
     public const string ConsumedMessagesName = "messaging.client.consumed.messages";
@@ -47,28 +51,4 @@ public static class MessagePumpMetrics
 
     /// <summary>The name of the histogram of renew round trips: how long the broker took to answer a renewal.</summary>
     public const string RenewDurationName = "messagepump.lease.renew.duration";
-
-    private static readonly Meter Meter = new(MeterName, typeof(MessagePumpMetrics).Assembly.GetName().Version?.ToString());
-
-    internal static readonly Counter<long> Consumed = Meter.CreateCounter<long>(ConsumedMessagesName, "{message}", "Messages received.");
-
-    internal static readonly Histogram<double> ProcessDuration = Meter.CreateHistogram<double>(ProcessDurationName, "s", "Duration of the message handler.");
-
-    internal static readonly Counter<long> Completed = Meter.CreateCounter<long>(CompletedMessagesName, "{message}", "Messages completed.");
-
-    internal static readonly Counter<long> Abandoned = Meter.CreateCounter<long>(AbandonedMessagesName, "{message}", "Messages abandoned.");
-
-    internal static readonly Counter<long> DeadLettered = Meter.CreateCounter<long>(DeadLetteredMessagesName, "{message}", "Messages dead-lettered by handlers.");
-
-    internal static readonly Counter<long> LeasesLost = Meter.CreateCounter<long>(LeasesLostName, "{lease}", "Leases lost.");
-
-    internal static readonly Counter<long> Renewals = Meter.CreateCounter<long>(RenewalsName, "{renewal}", "Lease renewals.");
-
-    internal static readonly Histogram<double> LeaseSlack = Meter.CreateHistogram<double>(LeaseSlackName, "s", "Lock time left when a renewal was sent.");
-
-    internal static readonly Histogram<double> RenewDuration = Meter.CreateHistogram<double>(RenewDurationName, "s", "Round trip of a lease renewal.");
-
-    internal static readonly UpDownCounter<long> InFlight = Meter.CreateUpDownCounter<long>(InFlightName, "{message}", "Messages in flight.");
-
-    internal static TagList Tags(string pump) => new() { { PumpTag, pump } };
 }

@@ -10,6 +10,7 @@ public sealed class InMemoryMessage : ILeasedMessage
         Queue = queue;
         MessageId = entry.MessageId;
         Body = entry.Body;
+        Headers = entry.Headers;
         LockToken = lockToken;
         DeliveryCount = deliveryCount;
         _lockedUntilTicks = lockedUntil.UtcTicks;
@@ -20,6 +21,9 @@ public sealed class InMemoryMessage : ILeasedMessage
 
     /// <inheritdoc />
     public ReadOnlyMemory<byte> Body { get; }
+
+    /// <inheritdoc />
+    public IReadOnlyDictionary<string, string> Headers { get; }
 
     /// <summary>Gets the token of this delivery's lock; a redelivery gets a fresh one.</summary>
     public Guid LockToken { get; }

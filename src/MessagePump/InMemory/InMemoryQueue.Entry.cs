@@ -3,9 +3,11 @@ namespace PriorityAsync.Messaging;
 public sealed partial class InMemoryQueue
 {
     /// <summary>One message of the queue. Guarded by the queue's lock.</summary>
-    internal sealed class Entry(string messageId, ReadOnlyMemory<byte> body)
+    internal sealed class Entry(string messageId, ReadOnlyMemory<byte> body, IReadOnlyDictionary<string, string> headers)
     {
         public string MessageId { get; } = messageId;
+
+        public IReadOnlyDictionary<string, string> Headers { get; } = headers;
 
         public ReadOnlyMemory<byte> Body { get; } = body;
 

@@ -1,3 +1,5 @@
+using System.Collections.ObjectModel;
+
 namespace PriorityAsync.Messaging;
 
 /// <summary>
@@ -10,6 +12,9 @@ public sealed partial class InMemoryQueue : IMessageSource
 {
     /// <summary>The dead-letter reason of a message whose last allowed delivery ended unsettled.</summary>
     public const string MaxDeliveryCountExceededReason = "MaxDeliveryCountExceeded";
+
+    /// <summary>The queue's <see cref="IMessageSource.MessagingSystem"/> (OpenTelemetry <c>messaging.system</c>).</summary>
+    public const string MessagingSystemName = "priorityasync.inmemory";
 
     private readonly object _gate = new();
     private readonly Queue<Entry> _available = new();
@@ -57,19 +62,54 @@ public sealed partial class InMemoryQueue : IMessageSource
     /// <inheritdoc />
     bool IMessageSource.CompletesBatchesNatively => true;
 
+    /// <inheritdoc />
+    /// <remarks><see cref="MessagingSystemName"/>.</remarks>
+    string IMessageSource.MessagingSystem => MessagingSystemName;
+
+    /// <inheritdoc />
+    /// <remarks>The queue's <see cref="Name"/>.</remarks>
+    string? IMessageSource.DestinationName => Name;
+
     /// <summary>Adds a message to the back of the queue.</summary>
     /// <param name="body">The message's body.</param>
     /// <param name="messageId">The message's identifier; <see langword="null"/> for a generated one.</param>
     /// <returns>The message's identifier.</returns>
-    public string Send(ReadOnlyMemory<byte> body, string? messageId = null)
+    public string Send(ReadOnlyMemory<byte> body, string? messageId = null) => Send(body, messageId, headers: null);
+
+    /// <summary>Adds a message with headers to the back of the queue.</summary>
+    /// <param name="body">The message's body.</param>
+    /// <param name="messageId">The message's identifier; <see langword="null"/> for a generated one.</param>
+    /// <param name="headers">
+    /// The message's headers (<see cref="ILeasedMessage.Headers"/>), copied here; <see langword="null"/> for none.
+    /// </param>
+    /// <returns>The message's identifier.</returns>
+    /// <exception cref="ArgumentException"><paramref name="headers"/> holds a null value.</exception>
+    public string Send(ReadOnlyMemory<byte> body, string? messageId, IReadOnlyDictionary<string, string>? headers)
     {
+        var copy = CopyHeaders(headers);
         lock (_gate)
         {
-            var entry = new Entry(messageId ?? $"{Name}-{++_nextId}", body);
+            var entry = new Entry(messageId ?? $"{Name}-{++_nextId}", body, copy);
             _available.Enqueue(entry);
             _sent++;
             return entry.MessageId;
         }
+    }
+
+    private static IReadOnlyDictionary<string, string> CopyHeaders(IReadOnlyDictionary<string, string>? headers)
+    {
+        if (headers is null || headers.Count == 0)
+        {
+            return ReadOnlyDictionary<string, string>.Empty;
+        }
+
+        var copy = new Dictionary<string, string>(headers.Count, StringComparer.Ordinal);
+        foreach (var (name, value) in headers)
+        {
+            copy[name] = value ?? throw new ArgumentException($"Header '{name}' has a null value.", nameof(headers));
+        }
+
+        return copy.AsReadOnly();
     }
 
     /// <inheritdoc />

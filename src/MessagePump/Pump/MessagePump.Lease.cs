@@ -70,10 +70,7 @@ public sealed partial class MessagePump
                 _renewRoundTrips.Record(roundTrip);
                 Interlocked.Increment(ref _renewals);
                 context.CountRenewal();
-                var tags = MessagePumpMetrics.Tags(Name);
-                MessagePumpMetrics.Renewals.Add(1, tags);
-                MessagePumpMetrics.LeaseSlack.Record(slack.TotalSeconds, tags);
-                MessagePumpMetrics.RenewDuration.Record(roundTrip.TotalSeconds, tags);
+                _telemetry.Renewed(slack, roundTrip);
                 MessagePumpLog.Renewed(_logger, Name, context.Message.MessageId, slack);
                 return true;
             }
@@ -127,7 +124,7 @@ public sealed partial class MessagePump
         if (context.TryMarkLost())
         {
             Interlocked.Increment(ref _leasesLost);
-            MessagePumpMetrics.LeasesLost.Add(1, MessagePumpMetrics.Tags(Name));
+            _telemetry.LeaseLost();
             MessagePumpLog.LeaseLost(_logger, exception, Name, context.Message.MessageId, operation);
         }
 

@@ -1,5 +1,3 @@
-using System.Diagnostics;
-
 namespace PriorityAsync.Messaging;
 
 public sealed partial class MessagePump
@@ -11,6 +9,7 @@ public sealed partial class MessagePump
         {
             var start = TimeProvider.GetTimestamp();
             Exception? failure = null;
+            var span = _telemetry.StartProcess(context.Message); // Activity.Current inside the handler
             try
             {
                 await _handler(context, context.CancellationToken);
@@ -20,7 +19,8 @@ public sealed partial class MessagePump
                 failure = ex;
             }
 
-            RecordDuration(start, failure);
+            _telemetry.Processed(TimeProvider.GetElapsedTime(start), failure);
+            PumpTelemetry.StopProcess(span, failure);
 
             // Settling releases the lock: as urgent as keeping it.
             await LeaseLane.SwitchTo();
@@ -180,41 +180,22 @@ public sealed partial class MessagePump
 
     private void CountSettled(MessageContext context, Settlement settlement, string? reason)
     {
-        var tags = MessagePumpMetrics.Tags(Name);
+        _telemetry.Settled(settlement);
         switch (settlement)
         {
             case Settlement.Complete:
                 Interlocked.Increment(ref _completed);
-                MessagePumpMetrics.Completed.Add(1, tags);
                 MessagePumpLog.Completed(_logger, Name, context.Message.MessageId);
                 break;
             case Settlement.Abandon:
                 Interlocked.Increment(ref _abandoned);
-                MessagePumpMetrics.Abandoned.Add(1, tags);
                 MessagePumpLog.Abandoned(_logger, Name, context.Message.MessageId);
                 break;
             default:
                 Interlocked.Increment(ref _deadLettered);
-                MessagePumpMetrics.DeadLettered.Add(1, tags);
                 MessagePumpLog.DeadLettered(_logger, Name, context.Message.MessageId, reason!);
                 break;
         }
-    }
-
-    private void RecordDuration(long start, Exception? failure)
-    {
-        if (!MessagePumpMetrics.ProcessDuration.Enabled)
-        {
-            return;
-        }
-
-        var tags = MessagePumpMetrics.Tags(Name);
-        if (failure is not null)
-        {
-            tags.Add(MessagePumpMetrics.ErrorTypeTag, failure.GetType().FullName);
-        }
-
-        MessagePumpMetrics.ProcessDuration.Record(TimeProvider.GetElapsedTime(start).TotalSeconds, tags);
     }
 
     /// <summary>
@@ -233,7 +214,7 @@ public sealed partial class MessagePump
 
         if (removed)
         {
-            MessagePumpMetrics.InFlight.Add(-1, MessagePumpMetrics.Tags(Name));
+            _telemetry.Finished();
         }
     }
 }

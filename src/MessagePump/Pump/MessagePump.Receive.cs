@@ -65,12 +65,15 @@ public sealed partial class MessagePump
     private Task<ReceiveAnswer> ReceiveAndKeepAsync(int asked, CancellationToken stop) =>
         LeaseLane.Run(async () =>
         {
+            var sentAt = PumpTelemetry.ReceiveSent();
             var messages = await _source.ReceiveBatchAsync(asked, stop);
             var answeredAt = TimeProvider.GetTimestamp();
             if (messages is null)
             {
                 throw new InvalidOperationException($"{_source.GetType().Name}.ReceiveBatchAsync returned null; it must return an empty list when no message is visible.");
             }
+
+            _telemetry.Received(sentAt, messages);
 
             var started = 0;
             foreach (var message in messages)
@@ -137,9 +140,7 @@ public sealed partial class MessagePump
         }
 
         Interlocked.Increment(ref _received);
-        var tags = MessagePumpMetrics.Tags(Name);
-        MessagePumpMetrics.Consumed.Add(1, tags);
-        MessagePumpMetrics.InFlight.Add(1, tags);
+        _telemetry.Received();
         MessagePumpLog.Received(_logger, Name, message.MessageId, message.DeliveryCount, message.LockedUntil);
         _ = LeaseLane.Run(() => KeepLeaseAsync(context));
         _ = ProcessingLane.Run(() => ProcessAsync(context));

@@ -32,6 +32,7 @@ public sealed partial class MessagePump : IAsyncDisposable
     private readonly RenewRoundTrips _renewRoundTrips = new();
     private readonly ReceiveAdmission _admission;
     private readonly CompletionBatcher? _completions;
+    private readonly PumpTelemetry _telemetry;
     private TaskCompletionSource? _capacityWaiter;
     private Task _receiveLoop = Task.CompletedTask;
     private TaskCompletionSource? _stopped;
@@ -69,6 +70,7 @@ public sealed partial class MessagePump : IAsyncDisposable
         MaxInFlight = _options.MaxInFlight
             ?? (int)Math.Min(int.MaxValue, (long)Math.Max(1, ProcessingLane.TaskScheduler.MaximumConcurrencyLevel) * MessagePumpOptions.DefaultInFlightPerWorker);
         _admission = new ReceiveAdmission(_options.MaxBatchSize);
+        _telemetry = new PumpTelemetry(_options.Name, source, PumpInstruments.For(_options.MeterFactory));
         _completions = _options.MaxBatchSize > 1 && source.CompletesBatchesNatively ? new CompletionBatcher(source, _options.MaxBatchSize, ex => MessagePumpLog.TransportContractBroken(_logger, ex, Name)) : null;
     }
 

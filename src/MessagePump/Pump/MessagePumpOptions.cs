@@ -1,3 +1,5 @@
+using System.Diagnostics.Metrics;
+
 namespace PriorityAsync.Messaging;
 
 /// <summary>Options of a <see cref="MessagePump"/>. Validated when the pump is created; an invalid value throws naming the option.</summary>
@@ -72,6 +74,13 @@ public sealed class MessagePumpOptions
     /// scheduler's <see cref="PriorityScheduler.TimeProvider"/>, whose timers fire in the lane that created them.
     /// </summary>
     public TimeProvider? TimeProvider { get; set; }
+
+    /// <summary>
+    /// Gets or sets the factory that creates the pump's <see cref="MessagePumpDiagnostics.MeterName"/> meter, for
+    /// example the dependency-injection container's, so that its listeners and lifetime apply. <see langword="null"/>
+    /// (the default) uses one static meter shared by every pump.
+    /// </summary>
+    public IMeterFactory? MeterFactory { get; set; }
 
     /// <summary>Throws when an option breaks its rule; the exception names the option.</summary>
     /// <param name="lockDuration">The source's lock duration, when known.</param>

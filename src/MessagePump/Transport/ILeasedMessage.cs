@@ -1,3 +1,5 @@
+using System.Collections.ObjectModel;
+
 namespace PriorityAsync.Messaging;
 
 /// <summary>A message received under a lease, with the operations that renew and settle it.</summary>
@@ -12,6 +14,17 @@ public interface ILeasedMessage
 
     /// <summary>Gets the message's body.</summary>
     ReadOnlyMemory<byte> Body { get; }
+
+    /// <summary>
+    /// Gets the message's headers (a broker's application properties): string names and values, names compared
+    /// ordinally, empty when the message has none (the default implementation, for adapters that carry none).
+    /// </summary>
+    /// <remarks>
+    /// A <see cref="MessagePump"/> reads the W3C trace context (<c>traceparent</c>, <c>tracestate</c>) here to link its
+    /// process span to the producer's; see <see cref="MessagePumpDiagnostics"/>. Strings rather than objects: trace
+    /// propagators read and write strings, and every broker can carry them.
+    /// </remarks>
+    IReadOnlyDictionary<string, string> Headers => ReadOnlyDictionary<string, string>.Empty;
 
     /// <summary>Gets how many times the message has been delivered, this delivery included (1 on the first).</summary>
     int DeliveryCount { get; }

@@ -29,6 +29,21 @@ public interface IMessageSource
     /// </summary>
     bool CompletesBatchesNatively => false;
 
+    /// <summary>
+    /// Gets the messaging system the source reads from, as OpenTelemetry's <c>messaging.system</c> attribute names it
+    /// (for example <c>servicebus</c>, <c>rabbitmq</c>, <c>postgresql</c>). Defaults to
+    /// <see cref="MessagePumpDiagnostics.UnknownSystem"/>.
+    /// </summary>
+    /// <remarks>Read once, when a <see cref="MessagePump"/> is created, to tag its metrics and spans.</remarks>
+    string MessagingSystem => MessagePumpDiagnostics.UnknownSystem;
+
+    /// <summary>
+    /// Gets the name of the queue the source reads from (OpenTelemetry's <c>messaging.destination.name</c>), or
+    /// <see langword="null"/> (the default) when the source does not name it.
+    /// </summary>
+    /// <remarks>Read once, when a <see cref="MessagePump"/> is created, to tag its metrics and spans.</remarks>
+    string? DestinationName => null;
+
     /// <summary>Receives one message and locks it for the caller.</summary>
     /// <param name="cancellationToken">Cancels the receive.</param>
     /// <returns>The locked message, or <see langword="null"/> when the queue has no visible message.</returns>

@@ -13,12 +13,23 @@ public class DocsTests
     }
 
     [Fact]
-    public void QuickStart_InTheDoc_IsTheCompiledSample()
+    public async Task Tracing_Runs_AndTheProcessSpanJoinsTheProducersTrace()
+    {
+        var (producer, spans) = await TracingSample.RunAsync();
+
+        spans.Should().Equal($"process invoices {producer} Unset");
+    }
+
+    [Theory]
+    [InlineData("QuickStartSample.cs", "quick-start")]
+    [InlineData("TracingSample.cs", "tracing")]
+    public void Sample_InTheDoc_IsTheCompiledSample(string file, string marker)
     {
         var root = RepositoryRoot.Find();
-        var sample = File.ReadAllLines(Path.Combine(root, "tests", "MessagePump.Tests", "Docs", "QuickStartSample.cs"));
-        var start = Array.FindIndex(sample, l => l.Trim() == "// <quick-start>") + 1;
-        var end = Array.FindIndex(sample, l => l.Trim() == "// </quick-start>");
+        var sample = File.ReadAllLines(Path.Combine(root, "tests", "MessagePump.Tests", "Docs", file));
+        var start = Array.FindIndex(sample, l => l.Trim() == $"// <{marker}>") + 1;
+        var end = Array.FindIndex(sample, l => l.Trim() == $"// </{marker}>");
+        start.Should().BePositive();
         var region = sample[start..end];
         var indent = region.Where(l => l.Trim().Length > 0).Min(l => l.Length - l.TrimStart().Length);
         var code = string.Join("\n", region.Select(l => l.Length >= indent ? l[indent..] : l.TrimStart()));

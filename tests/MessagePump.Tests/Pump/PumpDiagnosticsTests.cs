@@ -4,7 +4,7 @@ using Microsoft.Extensions.Logging;
 
 namespace PriorityAsync.Messaging.Tests.Pump;
 
-/// <summary>The MessagePump meter and the log event ids.</summary>
+/// <summary>The PriorityAsync.MessagePump meter and the log event ids.</summary>
 public class PumpDiagnosticsTests
 {
     [Fact]

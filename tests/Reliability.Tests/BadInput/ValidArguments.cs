@@ -67,6 +67,7 @@ internal sealed class ValidArguments : IAsyncDisposable
         var t when t == typeof(LaneAwaitable.Awaiter) => Scheduler.GetLane(LanePriority.Processing).SwitchTo().GetAwaiter(),
         var t when t == typeof(InMemoryMessage) => ReceiveOne(),
         var t when t == typeof(IReadOnlyList<ILeasedMessage>) => new ILeasedMessage[] { ReceiveOne() },
+        var t when t == typeof(IDictionary<string, string>) => new Dictionary<string, string>(),
         var t when t == typeof(object) => new object(),
         var t => throw new InvalidOperationException($"No valid value of {t} is known: add one to ValidArguments."),
     };
@@ -97,6 +98,7 @@ internal sealed class ValidArguments : IAsyncDisposable
         typeof(IMessageSource), typeof(MessagePump), typeof(PrioritySchedulerOptions), typeof(PriorityTaskSchedulerOptions),
         typeof(MessagePumpOptions), typeof(InMemoryQueueOptions), typeof(LaneOptions), typeof(Exception), typeof(object),
         typeof(RejectedWorkKind), typeof(LaneAwaitable.Awaiter), typeof(InMemoryMessage), typeof(IReadOnlyList<ILeasedMessage>),
+        typeof(IDictionary<string, string>),
     ];
 
     /// <summary>Sends a message and receives it: a delivery whose lock is held (the queue answers at once).</summary>

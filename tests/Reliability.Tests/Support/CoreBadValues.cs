@@ -1,3 +1,4 @@
+using System.Diagnostics.Metrics;
 using System.Reflection;
 using PriorityAsync.Messaging;
 using Microsoft.Extensions.Logging;
@@ -57,6 +58,11 @@ internal static class CoreBadValues
             return [("null", null), ("empty", Array.Empty<ILeasedMessage>()), ("a null item", new ILeasedMessage?[] { null })];
         }
 
+        if (type == typeof(IReadOnlyDictionary<string, string>))
+        {
+            return [("null", null), ("empty", new Dictionary<string, string>()), ("a null value", new Dictionary<string, string> { ["k"] = null! })];
+        }
+
         if (!type.IsValueType)
         {
             return [("null", null)];
@@ -108,6 +114,10 @@ internal static class CoreBadValues
         if (type == typeof(MessagePumpOptions)) return new MessagePumpOptions();
         if (type == typeof(Func<MessageContext, CancellationToken, Task>)) return new Func<MessageContext, CancellationToken, Task>((_, _) => Task.CompletedTask);
         if (type == typeof(ILogger)) return NullLogger.Instance;
+        if (type == typeof(IReadOnlyDictionary<string, string>)) return new Dictionary<string, string> { ["traceparent"] = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01" };
+        if (type == typeof(IMeterFactory)) return new OwnMeterFactory();
+        if (type == typeof(IDictionary<string, string>)) return new Dictionary<string, string>();
+        if (type == typeof(System.Diagnostics.Activity)) return new System.Diagnostics.Activity("valid").SetIdFormat(System.Diagnostics.ActivityIdFormat.W3C).Start();
         if (type == typeof(IReadOnlyList<ILeasedMessage>)) return new ILeasedMessage[] { ReceivedMessage() };
         if (type == typeof(PriorityAsync.Messaging.MessagePump)) return new PriorityAsync.Messaging.MessagePump((IMessageSource)Valid(typeof(IMessageSource))!, (_, _) => Task.CompletedTask, new PriorityAsyncContext());
         return null;
@@ -119,5 +129,15 @@ internal static class CoreBadValues
         var queue = new InMemoryLeaseBroker(new VirtualTimeProvider()).CreateQueue("valid");
         queue.Send(new byte[] { 1 });
         return queue.ReceiveAsync().GetAwaiter().GetResult()!;
+    }
+
+    /// <summary>A meter factory that makes plain meters (valid for <see cref="MessagePumpOptions.MeterFactory"/>).</summary>
+    private sealed class OwnMeterFactory : IMeterFactory
+    {
+        public Meter Create(MeterOptions options) => new(options);
+
+        public void Dispose()
+        {
+        }
     }
 }
