@@ -116,7 +116,8 @@ public sealed class MessagePumpBuilder
     /// <summary>Creates the hosted service: reads the named options, makes the source and the handler, and creates the pump.</summary>
     internal MessagePumpHostedService CreateService(IServiceProvider provider, Func<IServiceProvider, IMessageSource> sourceFactory)
     {
-        var options = provider.GetRequiredService<IOptionsMonitor<MessagePumpOptions>>().Get(Name);
+        var options = provider.GetRequiredService<IOptionsMonitor<MessagePumpOptions>>().Get(Name).Clone();
+        options.MeterFactory ??= provider.GetService<System.Diagnostics.Metrics.IMeterFactory>(); // the container's meters, as hosts expect
         var handlerFactory = _handlerFactory
             ?? throw new InvalidOperationException($"The message pump '{Name}' has no handler: call WithHandler on the builder AddMessagePump returned.");
         var source = sourceFactory(provider)

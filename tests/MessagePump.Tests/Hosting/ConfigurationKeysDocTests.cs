@@ -11,7 +11,7 @@ namespace PriorityAsync.Messaging.Tests.Hosting;
 public partial class ConfigurationKeysDocTests
 {
     /// <summary>Set in code only: not bindable from configuration strings.</summary>
-    private static readonly string[] CodeOnly = ["LeaseLane", "ProcessingLane", "ReceiveLane", "TimeProvider"];
+    private static readonly string[] CodeOnly = ["LeaseLane", "ProcessingLane", "ReceiveLane", "TimeProvider", "MeterFactory"];
 
     [Fact]
     public void TheTable_ListsEveryBindableOption()

@@ -274,6 +274,35 @@ public class MessagePumpBuilderTests
         builder.Services.Should().BeSameAs(services);
     }
 
+    [Fact]
+    public async Task HostedPump_CreatesItsMeterThroughTheContainersMeterFactory()
+    {
+        var queue = Queue("metered", messages: 3);
+        var builder = EmptyHost(new());
+        builder.Services.AddMetrics();
+        builder.Services.AddMessagePump("metered", _ => queue).WithHandler((_, _) => Task.CompletedTask);
+        using var host = builder.Build();
+        var factory = host.Services.GetRequiredService<System.Diagnostics.Metrics.IMeterFactory>();
+        var scopes = new ConcurrentBag<object?>();
+        using var listener = new System.Diagnostics.Metrics.MeterListener
+        {
+            InstrumentPublished = (instrument, l) =>
+            {
+                if (instrument.Meter.Name == MessagePumpDiagnostics.MeterName)
+                {
+                    scopes.Add(instrument.Meter.Scope);
+                }
+            },
+        };
+        listener.Start();
+
+        await host.StartAsync();
+        await VirtualRun.WaitUntilAsync(() => queue.GetStatistics().Completed == 3, TimeProvider.System, Limit, TimeSpan.FromMilliseconds(10));
+        await host.StopAsync();
+
+        scopes.Should().Contain(factory, "AddMessagePump passes the container's IMeterFactory when the options name none");
+    }
+
     private static InMemoryQueue Queue(string name, int messages = 0)
     {
         var queue = new InMemoryLeaseBroker().CreateQueue(name);
