@@ -93,6 +93,44 @@ public class MetricsTests
     }
 
     [Fact]
+    public void EveryLiveScheduler_IsObserved_WhileOthersComeAndGo()
+    {
+        var prefix = $"live-{Guid.NewGuid():N}";
+        using var first = new PriorityAsyncContext(new PrioritySchedulerOptions { Name = $"{prefix}-first" });
+        using var second = new PriorityAsyncContext(new PrioritySchedulerOptions { Name = $"{prefix}-second" });
+        var third = new PriorityAsyncContext(new PrioritySchedulerOptions { Name = $"{prefix}-third" });
+        third.Dispose();
+        using var fourth = new PriorityAsyncContext(new PrioritySchedulerOptions { Name = $"{prefix}-fourth" });
+        var observed = new ConcurrentBag<string>();
+        using var listener = new MeterListener
+        {
+            InstrumentPublished = (instrument, l) =>
+            {
+                if (instrument.Name == "priorityasync.lane.queue.length")
+                {
+                    l.EnableMeasurementEvents(instrument);
+                }
+            },
+        };
+        listener.SetMeasurementEventCallback<long>((_, _, tags, _) =>
+        {
+            foreach (var tag in tags)
+            {
+                if (tag.Key == PriorityAsyncMetrics.SchedulerTag && tag.Value is string scheduler && scheduler.StartsWith(prefix, StringComparison.Ordinal))
+                {
+                    observed.Add(scheduler);
+                }
+            }
+        });
+        listener.Start();
+
+        listener.RecordObservableInstruments();
+
+        observed.Distinct().Order().Should().Equal($"{prefix}-first", $"{prefix}-fourth", $"{prefix}-second");
+        observed.Should().HaveCount(9, "three lanes each of the three live schedulers");
+    }
+
+    [Fact]
     public void AFinishedScheduler_IsNoLongerObserved()
     {
         var name = $"finished-{Guid.NewGuid():N}";

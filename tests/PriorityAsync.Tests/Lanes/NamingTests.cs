@@ -34,6 +34,14 @@ public class NamingTests
     }
 
     [Fact]
+    public void LaneOptions_ANegativeStarvationBound_IsRejected_SayingWhatIsAllowed()
+    {
+        var create = () => new LaneOptions("Render", TimeSpan.FromTicks(-1));
+
+        create.Should().Throw<ArgumentOutOfRangeException>().WithParameterName("starvationBound").WithMessage("A lane's starvation bound must be zero or positive, or null for none.*");
+    }
+
+    [Fact]
     public void LaneOptions_AZeroStarvationBound_IsAllowed()
     {
         var options = new LaneOptions("Background", TimeSpan.Zero);

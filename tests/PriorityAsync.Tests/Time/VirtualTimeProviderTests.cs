@@ -211,4 +211,60 @@ public class VirtualTimeProviderTests
         clock.ActiveTimerCount.Should().Be(0);
         clock.GetUtcNow().Should().Be(DateTimeOffset.MaxValue);
     }
+
+    [Fact]
+    public void NearTheEndOfTime_TheClockMovesExactlyToTheLastInstant_AndNoFurther()
+    {
+        var clock = new VirtualTimeProvider(DateTimeOffset.MaxValue - TimeSpan.FromDays(2));
+        clock.Advance(TimeSpan.FromDays(1));
+
+        var oneTickTooFar = () => clock.Advance(TimeSpan.FromDays(1) + TimeSpan.FromTicks(1));
+
+        oneTickTooFar.Should().Throw<ArgumentOutOfRangeException>().WithParameterName("delta").WithMessage("*would move it past DateTimeOffset.MaxValue*");
+        clock.Elapsed.Should().Be(TimeSpan.FromDays(1), "a rejected advance moves nothing");
+        clock.Advance(TimeSpan.FromDays(1));
+        clock.GetUtcNow().Should().Be(DateTimeOffset.MaxValue);
+    }
+
+    [Fact]
+    public void ATimerDueFurtherThanTimeGoes_NeverFires_EvenOnceTheClockHasMoved()
+    {
+        var clock = new VirtualTimeProvider();
+        clock.Advance(TimeSpan.FromSeconds(1));
+        var fired = false;
+
+        using var timer = clock.CreateTimer(_ => fired = true, null, TimeSpan.MaxValue, Timeout.InfiniteTimeSpan);
+        clock.Advance(TimeSpan.FromDays(1));
+
+        fired.Should().BeFalse();
+        clock.NextTimerDue.Should().BeNull();
+        clock.ActiveTimerCount.Should().Be(0);
+    }
+
+    [Fact]
+    public async Task DisposeAsync_DisarmsTheTimer()
+    {
+        var clock = new VirtualTimeProvider();
+        var fired = false;
+        var timer = clock.CreateTimer(_ => fired = true, null, TimeSpan.FromSeconds(1), Timeout.InfiniteTimeSpan);
+
+        await timer.DisposeAsync();
+        clock.Advance(TimeSpan.FromSeconds(2));
+
+        fired.Should().BeFalse();
+        clock.ActiveTimerCount.Should().Be(0);
+    }
+
+    [Fact]
+    public void RejectedArguments_SayWhatIsAllowed()
+    {
+        var clock = new VirtualTimeProvider();
+
+        clock.Invoking(c => c.CreateTimer(_ => { }, null, TimeSpan.FromSeconds(-1), Timeout.InfiniteTimeSpan)).Should().Throw<ArgumentOutOfRangeException>()
+            .WithMessage("The time must be zero or positive, or Timeout.InfiniteTimeSpan.*");
+        clock.Invoking(c => c.AdvanceTo(c.GetUtcNow().AddTicks(-1))).Should().Throw<ArgumentOutOfRangeException>()
+            .WithMessage("A virtual clock cannot move backwards*");
+        FluentActions.Invoking(() => new VirtualTimeProvider(DateTimeOffset.MaxValue)).Should().Throw<ArgumentOutOfRangeException>()
+            .WithMessage("A virtual clock must start earlier than DateTimeOffset.MaxValue*");
+    }
 }
