@@ -71,11 +71,116 @@ public class MetricsTests
         collector.Sum("priorityasync.lane.stalls", "Processing").Should().Be(1);
     }
 
+    [Fact]
+    public void RejectedWork_IsCountedPerLane_TaggedWithItsKind()
+    {
+        var name = $"rejected-{Guid.NewGuid():N}";
+        var clock = new VirtualTimeProvider();
+        using var collector = new MeasurementCollector(name);
+        using var context = new PriorityAsyncContext(new PrioritySchedulerOptions { Name = name, TimeProvider = clock });
+        using var timer = context.TimeProvider.CreateTimer(_ => { }, null, TimeSpan.FromSeconds(1), Timeout.InfiniteTimeSpan);
+        context.Execute(() => Task.CompletedTask);
+        var lane = context.GetLane(LanePriority.Processing);
+
+        lane.SynchronizationContext.Post(_ => { }, null);
+        lane.SwitchTo().GetAwaiter().UnsafeOnCompleted(() => { });
+        _ = lane.TaskFactory.StartNew(() => { });
+        clock.Advance(TimeSpan.FromSeconds(1));
+
+        collector.Kinds("priorityasync.lane.rejected", "Processing").Should().Equal("post", "continuation", "task");
+        collector.Kinds("priorityasync.lane.rejected", "Lease").Should().Equal("timer");
+        collector.Sum("priorityasync.lane.rejected", "Processing").Should().Be(3);
+    }
+
+    [Fact]
+    public void EveryLiveScheduler_IsObserved_WhileOthersComeAndGo()
+    {
+        var prefix = $"live-{Guid.NewGuid():N}";
+        using var first = new PriorityAsyncContext(new PrioritySchedulerOptions { Name = $"{prefix}-first" });
+        using var second = new PriorityAsyncContext(new PrioritySchedulerOptions { Name = $"{prefix}-second" });
+        var third = new PriorityAsyncContext(new PrioritySchedulerOptions { Name = $"{prefix}-third" });
+        third.Dispose();
+        using var fourth = new PriorityAsyncContext(new PrioritySchedulerOptions { Name = $"{prefix}-fourth" });
+        var observed = new ConcurrentBag<string>();
+        using var listener = new MeterListener
+        {
+            InstrumentPublished = (instrument, l) =>
+            {
+                if (instrument.Name == "priorityasync.lane.queue.length")
+                {
+                    l.EnableMeasurementEvents(instrument);
+                }
+            },
+        };
+        listener.SetMeasurementEventCallback<long>((_, _, tags, _) =>
+        {
+            foreach (var tag in tags)
+            {
+                if (tag.Key == PriorityAsyncMetrics.SchedulerTag && tag.Value is string scheduler && scheduler.StartsWith(prefix, StringComparison.Ordinal))
+                {
+                    observed.Add(scheduler);
+                }
+            }
+        });
+        listener.Start();
+
+        listener.RecordObservableInstruments();
+
+        observed.Distinct().Order().Should().Equal($"{prefix}-first", $"{prefix}-fourth", $"{prefix}-second");
+        observed.Should().HaveCount(9, "three lanes each of the three live schedulers");
+    }
+
+    [Fact]
+    public void AFinishedScheduler_IsNoLongerObserved()
+    {
+        var name = $"finished-{Guid.NewGuid():N}";
+        using var collector = new MeasurementCollector(name);
+        var context = new PriorityAsyncContext(new PrioritySchedulerOptions { Name = name });
+        context.Execute(() => Task.CompletedTask);
+        collector.Observe();
+        collector.Values("priorityasync.lane.dispatched", "Lease").Should().Equal(1);
+
+        context.Dispose();
+        collector.Observe();
+
+        collector.Values("priorityasync.lane.dispatched", "Lease").Should().Equal([1.0], "a disposed scheduler is not observed any more");
+    }
+
+    [Fact]
+    public void Instruments_ArePublishedWithTheirUnits_ADescription_AndTheLibrarysVersion()
+    {
+        using var context = new PriorityAsyncContext(); // the instruments exist once a scheduler does
+        var published = new ConcurrentDictionary<string, (string? Unit, string? Description, string? Version)>();
+        using var listener = new MeterListener
+        {
+            InstrumentPublished = (instrument, _) =>
+            {
+                if (instrument.Meter.Name == PriorityAsyncMetrics.MeterName)
+                {
+                    published[instrument.Name] = (instrument.Unit, instrument.Description, instrument.Meter.Version);
+                }
+            },
+        };
+        listener.Start();
+
+        published.ToDictionary(p => p.Key, p => p.Value.Unit).Should().BeEquivalentTo(new Dictionary<string, string?>
+        {
+            ["priorityasync.lane.queue.length"] = "{item}",
+            ["priorityasync.lane.dispatched"] = "{item}",
+            ["priorityasync.lane.wait.duration"] = "s",
+            ["priorityasync.lane.slice.duration"] = "s",
+            ["priorityasync.lane.stalls"] = "{stall}",
+            ["priorityasync.lane.rejected"] = "{item}",
+        });
+        published.Values.Should().OnlyContain(p => !string.IsNullOrWhiteSpace(p.Description), "dashboards show the description");
+        published.Values.Select(p => p.Version).Distinct().Should().Equal(typeof(PriorityAsyncMetrics).Assembly.GetName().Version!.ToString());
+    }
+
     /// <summary>Collects the PriorityAsync meter's measurements of one scheduler.</summary>
     private sealed class MeasurementCollector : IDisposable
     {
         private readonly MeterListener _listener = new();
-        private readonly ConcurrentQueue<(string Instrument, string Lane, double Value)> _measurements = new();
+        private readonly ConcurrentQueue<(string Instrument, string Lane, string? Kind, double Value)> _measurements = new();
 
         public MeasurementCollector(string schedulerName)
         {
@@ -94,15 +199,17 @@ public class MetricsTests
             {
                 string? scheduler = null;
                 string? lane = null;
+                string? kind = null;
                 foreach (var tag in tags)
                 {
                     scheduler = tag.Key == PriorityAsyncMetrics.SchedulerTag ? (string?)tag.Value : scheduler;
                     lane = tag.Key == PriorityAsyncMetrics.LaneTag ? (string?)tag.Value : lane;
+                    kind = tag.Key == PriorityAsyncMetrics.KindTag ? (string?)tag.Value : kind;
                 }
 
                 if (scheduler == schedulerName)
                 {
-                    _measurements.Enqueue((instrument.Name, lane!, value));
+                    _measurements.Enqueue((instrument.Name, lane!, kind, value));
                 }
             }
         }
@@ -114,6 +221,10 @@ public class MetricsTests
 
         public IEnumerable<double> Values(string instrument, string lane) =>
             _measurements.Where(m => m.Instrument == instrument && m.Lane == lane).Select(m => Math.Round(m.Value, 6)).ToList();
+
+        /// <summary>The work kinds the rejected-work counter reported for <paramref name="lane"/>, in order.</summary>
+        public IEnumerable<string?> Kinds(string instrument, string lane) =>
+            _measurements.Where(m => m.Instrument == instrument && m.Lane == lane).Select(m => m.Kind).ToList();
 
         public void Dispose() => _listener.Dispose();
     }

@@ -208,4 +208,50 @@ public class GracefulStopTests
         after.Should().BeTrue();
         ambient.Should().BeSameAs(TaskScheduler.Default, "a lane never shows up as TaskScheduler.Current");
     }
+
+    [Fact]
+    public async Task WhileDraining_WorkInFlightMayStillStartNewLaneRuns_AndTheStopWaitsForThem()
+    {
+        var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = 1, ReservedWorkerCount = 0 });
+        using var completeCalled = new ManualResetEventSlim();
+        var inner = new TaskCompletionSource<Task<string>>(TaskCreationOptions.RunContinuationsAsynchronously);
+        var outer = scheduler.GetLane(LanePriority.Processing).Run(async () =>
+        {
+            completeCalled.Wait(Generous);
+            var started = scheduler.GetLane(LanePriority.Receive).Run(async () =>
+            {
+                await Task.Delay(20);
+                return PriorityScheduler.CurrentLane!.Name;
+            });
+            inner.SetResult(started);
+            await Task.Yield();
+        });
+
+        scheduler.Complete();
+        completeCalled.Set();
+        var started = await inner.Task.WaitAsync(Generous);
+        await scheduler.Completion.WaitAsync(Generous);
+
+        started.IsCompletedSuccessfully.Should().BeTrue("the stop waited for the run started from inside while it drained");
+        (await started).Should().Be("Receive");
+        outer.IsCompletedSuccessfully.Should().BeTrue();
+        scheduler.RejectedWorkCount.Should().Be(0);
+    }
+
+    [Fact]
+    public async Task ZeroShutdownTimeout_StopsAtOnce_WithoutWaitingForSuspendedRuns()
+    {
+        var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = 1, ShutdownTimeout = TimeSpan.Zero });
+        var never = new TaskCompletionSource();
+        var suspended = scheduler.GetLane(LanePriority.Processing).Run(async () => await never.Task);
+
+        scheduler.Complete();
+        scheduler.Complete();
+        await scheduler.Completion.WaitAsync(Generous);
+
+        suspended.IsCompleted.Should().BeFalse();
+        never.SetResult();
+        await suspended.WaitAsync(Generous);
+        scheduler.RejectedWorkCount.Should().Be(1);
+    }
 }

@@ -126,4 +126,58 @@ public class PriorityAsyncContextDispatchTests
 
         threads.Should().Equal(callingThread);
     }
+
+    [Fact]
+    public void StarvationBound_AnItemOvertakesOnlyOnceItHasWaitedLongerThanTheBound()
+    {
+        var (ranAt, _) = RunUrgentSlicesAgainst([new LaneOptions("Background", starvationBound: TimeSpan.FromMilliseconds(800))]);
+
+        ranAt.Should().Equal(new[] { ("Background", TimeSpan.FromMilliseconds(1200)) }, "after 800 ms it has waited exactly the bound, not longer");
+    }
+
+    [Fact]
+    public void StarvationBound_SeveralOverdueLanes_TheMoreUrgentOneGoesFirst_AndAFreshOneWaits()
+    {
+        var (ranAt, urgentSlices) = RunUrgentSlicesAgainst(
+        [
+            new LaneOptions("Middle", starvationBound: TimeSpan.FromSeconds(1)),
+            new LaneOptions("Low", starvationBound: TimeSpan.FromSeconds(1)),
+            new LaneOptions("Patient", starvationBound: TimeSpan.FromSeconds(10)),
+        ]);
+
+        ranAt.Should().Equal(
+            ("Middle", TimeSpan.FromMilliseconds(1200)),
+            ("Low", TimeSpan.FromMilliseconds(1200)),
+            ("Patient", TimeSpan.FromMilliseconds(4000)));
+        urgentSlices.Should().Be(10);
+    }
+
+    /// <summary>
+    /// One item in each of <paramref name="lowerLanes"/> (queued least urgent first), against an urgent lane that runs
+    /// ten 400 ms slices on virtual time and yields back into itself between them; returns when each item ran.
+    /// </summary>
+    private static (List<(string Lane, TimeSpan At)> RanAt, int UrgentSlices) RunUrgentSlicesAgainst(LaneOptions[] lowerLanes)
+    {
+        var clock = new VirtualTimeProvider();
+        var ranAt = new List<(string, TimeSpan)>();
+        var urgentSlices = 0;
+        PriorityAsyncContext.Run(
+            async () =>
+            {
+                var scheduler = PriorityScheduler.Current!;
+                var items = lowerLanes.Reverse().Select(l => scheduler.GetLane(l.Name).Run(() => ranAt.Add((l.Name, clock.Elapsed)))).ToList();
+                var urgent = scheduler.GetLane("Urgent").Run(async () =>
+                {
+                    for (var i = 0; i < 10; i++)
+                    {
+                        urgentSlices++;
+                        clock.Advance(TimeSpan.FromMilliseconds(400));
+                        await PriorityScheduler.YieldTo(LanePriority.FromRank(0));
+                    }
+                });
+                await Task.WhenAll(items.Append(urgent));
+            },
+            new PrioritySchedulerOptions { TimeProvider = clock, Lanes = [new LaneOptions("Urgent"), .. lowerLanes] });
+        return (ranAt, urgentSlices);
+    }
 }

@@ -1,3 +1,5 @@
+using PriorityAsync.Tests.Support;
+
 namespace PriorityAsync.Tests.Scheduling;
 
 public class PriorityAsyncContextErrorTests
@@ -136,5 +138,73 @@ public class PriorityAsyncContextErrorTests
 
         sentOn.Should().Be(contextThread);
         sendFailure.Should().NotBeNull();
+    }
+
+    [Fact]
+    public void ExceptionsAfterTheFirst_AreReportedThroughUnhandledException_WhileTheQueueDrains()
+    {
+        using var context = new PriorityAsyncContext();
+        var reported = new List<(string Lane, string Message)>();
+        context.UnhandledException += (_, e) => reported.Add((e.Lane.Name, e.Exception.Message));
+
+        var execute = () => context.Execute(() =>
+        {
+            context.GetLane(LanePriority.Processing).SynchronizationContext.Post(_ => throw new FormatException("first"), null);
+            context.GetLane(LanePriority.Receive).SynchronizationContext.Post(_ => throw new FormatException("second"), null);
+            context.GetLane(LanePriority.Receive).SynchronizationContext.Post(_ => throw new FormatException("third"), null);
+            return Task.CompletedTask;
+        });
+
+        execute.Should().Throw<FormatException>().WithMessage("first");
+        reported.Should().Equal(("Receive", "second"), ("Receive", "third"));
+    }
+
+    [Fact]
+    public void Execute_WithoutAnEntryPoint_ThrowsNamingIt_AndLeavesTheContextUnused()
+    {
+        using var context = new PriorityAsyncContext();
+
+        context.Invoking(c => c.Execute(null!)).Should().Throw<ArgumentNullException>().WithParameterName("entry");
+        context.Invoking(c => c.Execute<int>(null!)).Should().Throw<ArgumentNullException>().WithParameterName("entry");
+        context.Invoking(c => c.Execute(LanePriority.FromRank(3), () => Task.FromResult(1))).Should().Throw<ArgumentOutOfRangeException>().WithParameterName("lane");
+
+        context.Execute(LanePriority.Receive, () => Task.FromResult(PriorityScheduler.CurrentLane!.Name)).Should().Be("Receive");
+    }
+
+    [Fact]
+    public void Run_WithOptions_UsesThem_AndReturnsTheResult()
+    {
+        var clock = new VirtualTimeProvider();
+
+        var (name, isVirtual, elapsed) = PriorityAsyncContext.Run(
+            async () =>
+            {
+                var context = (PriorityAsyncContext)PriorityScheduler.Current!;
+                await Task.Delay(TimeSpan.FromMinutes(5), context.TimeProvider);
+                return (context.Name, context.IsVirtualTime, clock.Elapsed);
+            },
+            new PrioritySchedulerOptions { Name = "with-options", TimeProvider = clock });
+
+        name.Should().Be("with-options");
+        isVirtual.Should().BeTrue();
+        elapsed.Should().Be(TimeSpan.FromMinutes(5));
+        using var realTime = new PriorityAsyncContext();
+        realTime.IsVirtualTime.Should().BeFalse();
+    }
+
+    [Fact]
+    public async Task ContextThread_DisposedFromItsOwnThread_DoesNotDeadlock_AndStops()
+    {
+        var owner = new PriorityAsyncContextThread();
+
+        await Bounded.Within(owner.RunAsync(LanePriority.Processing, () =>
+        {
+            owner.Dispose();
+            return Task.CompletedTask;
+        }), "a run that disposes its own context thread");
+
+        await Bounded.Within(owner.Completion, "the context thread's stop");
+        Action run = () => _ = owner.RunAsync(LanePriority.Lease, () => Task.CompletedTask);
+        run.Should().Throw<ObjectDisposedException>();
     }
 }

@@ -47,6 +47,26 @@ public class ReservedCapacityTests
     }
 
     [Fact]
+    public async Task ReservedWorker_NeverTakesAnOverdueItemOfALessUrgentLane()
+    {
+        await using var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions
+        {
+            WorkerCount = 1,
+            Lanes = [new LaneOptions("Lease"), new LaneOptions("Processing"), new LaneOptions("Receive", starvationBound: TimeSpan.Zero)],
+        });
+        var held = HeldWorkers.Hold(scheduler.GetLane(LanePriority.Processing));
+
+        var receive = scheduler.GetLane(LanePriority.Receive).Run(() => { });
+        await Task.Delay(20); // the receive item is overdue: it has waited longer than its zero bound
+        await scheduler.GetLane(LanePriority.Lease).Run(() => { }).WaitAsync(Generous);
+
+        held.StillHeld.Should().BeTrue();
+        receive.IsCompleted.Should().BeFalse("an overdue item overtakes more urgent lanes only on a worker that runs its lane");
+        await held.DisposeAsync();
+        await receive.WaitAsync(Generous);
+    }
+
+    [Fact]
     public async Task WithoutReservation_LeaseWorkWaitsBehindTheBlockedWorkers()
     {
         await using var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = 1, ReservedWorkerCount = 0 });
