@@ -1,4 +1,5 @@
 using System.Collections.ObjectModel;
+using System.Diagnostics.CodeAnalysis;
 using Npgsql;
 using PriorityAsync.Messaging.PostgreSql.Internal;
 
@@ -72,6 +73,7 @@ public sealed class PostgreSqlLeasedMessage : ILeasedMessage
     public DateTimeOffset ServerLockedUntil => new(Volatile.Read(ref _serverLockedUntilTicks), TimeSpan.Zero);
 
     /// <inheritdoc />
+    [SuppressMessage("Usage", "VSTHRD103:Call async methods when in an async method", Justification = "The reader is opened without SequentialAccess, so ReadAsync has buffered the whole row: the getters only decode memory and never wait on the network (as GetInt32/GetString, which have no async form, already do).")]
     public async Task<DateTimeOffset> RenewLockAsync(CancellationToken cancellationToken = default)
     {
         var sentAt = TimeProvider.System.GetUtcNow();

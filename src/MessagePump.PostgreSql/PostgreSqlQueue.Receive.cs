@@ -1,3 +1,4 @@
+using System.Diagnostics.CodeAnalysis;
 using Npgsql;
 using PriorityAsync.Messaging.PostgreSql.Internal;
 
@@ -66,9 +67,10 @@ public sealed partial class PostgreSqlQueue
     {
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(maxMessages);
         ArgumentOutOfRangeException.ThrowIfLessThan(maxWaitTime, TimeSpan.Zero);
-        return AsLeased(ReceiveWaitingAsync(maxMessages, maxWaitTime, cancellationToken));
+        return AsLeasedAsync(ReceiveWaitingAsync(maxMessages, maxWaitTime, cancellationToken));
 
-        static async Task<IReadOnlyList<ILeasedMessage>> AsLeased(Task<IReadOnlyList<PostgreSqlLeasedMessage>> receive) =>
+        [SuppressMessage("Usage", "VSTHRD003:Avoid awaiting foreign Tasks", Justification = "Awaits the receive this method has just started (ReceiveWaitingAsync) only to widen its result type; no JoinableTaskFactory is involved, so the foreign-task deadlock this rule guards against cannot occur.")]
+        static async Task<IReadOnlyList<ILeasedMessage>> AsLeasedAsync(Task<IReadOnlyList<PostgreSqlLeasedMessage>> receive) =>
             await receive.ConfigureAwait(false);
     }
 
@@ -118,6 +120,7 @@ public sealed partial class PostgreSqlQueue
     /// their last delivery are dead-lettered by the same statement; when it moved some and locked none, the statement is
     /// repeated). Does not wait.
     /// </summary>
+    [SuppressMessage("Usage", "VSTHRD103:Call async methods when in an async method", Justification = "The reader is opened without SequentialAccess, so ReadAsync has buffered the whole row: the getters only decode memory and never wait on the network (as GetInt32/GetString, which have no async form, already do).")]
     internal async Task<IReadOnlyList<PostgreSqlLeasedMessage>> LockBatchAsync(int maxMessages, CancellationToken cancellationToken)
     {
         while (true)

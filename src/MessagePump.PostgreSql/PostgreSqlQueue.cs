@@ -1,3 +1,4 @@
+using System.Diagnostics.CodeAnalysis;
 using Npgsql;
 using PriorityAsync.Messaging.PostgreSql.Internal;
 
@@ -9,6 +10,7 @@ namespace PriorityAsync.Messaging.PostgreSql;
 /// the server's clock; only that token, before that time, can renew or settle the message. Thread-safe; any number of
 /// receivers, in any number of processes, may share a queue.
 /// </summary>
+[SuppressMessage("Naming", "CA1711:Identifiers should not have incorrect suffix", Justification = "Public API name: it is a message queue in PostgreSQL, not a Queue<T> collection; renaming would break callers.")]
 public sealed partial class PostgreSqlQueue : IMessageSource
 {
     /// <summary>The dead-letter reason of a message whose last allowed delivery ended unsettled.</summary>
@@ -137,6 +139,7 @@ public sealed partial class PostgreSqlQueue : IMessageSource
     /// <param name="cancellationToken">Cancels the call.</param>
     /// <returns>The dead letters.</returns>
     /// <exception cref="TransientTransportException">The server could not be reached or failed in a way worth retrying.</exception>
+    [SuppressMessage("Usage", "VSTHRD103:Call async methods when in an async method", Justification = "The reader is opened without SequentialAccess, so ReadAsync has buffered the whole row: the getters only decode memory and never wait on the network (as GetInt32/GetString, which have no async form, already do).")]
     public Task<IReadOnlyList<PostgreSqlDeadLetter>> GetDeadLettersAsync(CancellationToken cancellationToken = default) =>
         Transport.ExecuteAsync<IReadOnlyList<PostgreSqlDeadLetter>>(
             $"Reading the dead letters of {this}",

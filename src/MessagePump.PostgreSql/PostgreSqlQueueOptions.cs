@@ -1,3 +1,5 @@
+using System.Diagnostics.CodeAnalysis;
+
 namespace PriorityAsync.Messaging.PostgreSql;
 
 /// <summary>The settings of one queue, stored in <c>priorityasync.queues</c> by <see cref="PostgreSqlTransport.CreateQueueAsync"/>.</summary>
@@ -16,6 +18,7 @@ public sealed class PostgreSqlQueueOptions
     public int MaxDeliveryCount { get; set; } = 10;
 
     /// <summary>Throws when an option breaks its rule; the exception names the option.</summary>
+    [SuppressMessage("Usage", "MA0015:Specify the parameter name in ArgumentException", Justification = "Validate checks the options object as a whole and has no parameter to name; ParamName names the offending option property, as documented, so a caller sees which option is wrong.")]
     internal void Validate()
     {
         if (LockDuration < TimeSpan.FromMicroseconds(1))

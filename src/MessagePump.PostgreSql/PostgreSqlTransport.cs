@@ -1,3 +1,4 @@
+using System.Diagnostics.CodeAnalysis;
 using Npgsql;
 using PriorityAsync.Messaging.PostgreSql.Internal;
 
@@ -74,9 +75,12 @@ public sealed class PostgreSqlTransport : IAsyncDisposable
         ThrowIfDisposed();
         try
         {
-            await using var connection = await _dataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
-            await using var transaction = await connection.BeginTransactionAsync(cancellationToken).ConfigureAwait(false);
-            await using (var command = new NpgsqlCommand(Sql.Schema, connection, transaction))
+            var connection = await _dataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
+            await using var connectionScope = connection.ConfigureAwait(false);
+            var transaction = await connection.BeginTransactionAsync(cancellationToken).ConfigureAwait(false);
+            await using var transactionScope = transaction.ConfigureAwait(false);
+            var command = new NpgsqlCommand(Sql.Schema, connection, transaction);
+            await using (command.ConfigureAwait(false))
             {
                 await command.ExecuteNonQueryAsync(cancellationToken).ConfigureAwait(false);
             }
@@ -86,7 +90,9 @@ public sealed class PostgreSqlTransport : IAsyncDisposable
         }
         catch (Exception ex) when (TransportErrors.Translate(ex, "Migrating the priorityasync schema", cancellationToken) is { } translated)
         {
+#pragma warning disable MA0027 // not a rethrow: Translate returns a new TransientTransportException with ex as its inner exception
             throw translated;
+#pragma warning restore MA0027
         }
     }
 
@@ -100,6 +106,7 @@ public sealed class PostgreSqlTransport : IAsyncDisposable
     /// <returns>The queue.</returns>
     /// <exception cref="ArgumentException"><paramref name="name"/> breaks the naming rule, or an option breaks its rule.</exception>
     /// <exception cref="TransientTransportException">The server could not be reached or failed in a way worth retrying.</exception>
+    [SuppressMessage("Usage", "VSTHRD103:Call async methods when in an async method", Justification = "The reader is opened without SequentialAccess, so ReadAsync has buffered the whole row: the getters only decode memory and never wait on the network (as GetInt32/GetString, which have no async form, already do).")]
     public async Task<PostgreSqlQueue> CreateQueueAsync(string name, PostgreSqlQueueOptions? options = null, CancellationToken cancellationToken = default)
     {
         QueueName.Validate(name, nameof(name));
@@ -134,6 +141,7 @@ public sealed class PostgreSqlTransport : IAsyncDisposable
     /// <returns>The queue.</returns>
     /// <exception cref="ArgumentException"><paramref name="name"/> breaks the naming rule, or the database has no such queue.</exception>
     /// <exception cref="TransientTransportException">The server could not be reached or failed in a way worth retrying.</exception>
+    [SuppressMessage("Usage", "VSTHRD103:Call async methods when in an async method", Justification = "The reader is opened without SequentialAccess, so ReadAsync has buffered the whole row: the getters only decode memory and never wait on the network (as GetInt32/GetString, which have no async form, already do).")]
     public async Task<PostgreSqlQueue> GetQueueAsync(string name, CancellationToken cancellationToken = default)
     {
         QueueName.Validate(name, nameof(name));
@@ -207,14 +215,18 @@ public sealed class PostgreSqlTransport : IAsyncDisposable
         ThrowIfDisposed();
         try
         {
-            await using var command = _dataSource.CreateCommand(sql);
+            var command = _dataSource.CreateCommand(sql);
+            await using var commandScope = command.ConfigureAwait(false);
             bind(command);
-            await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
+            var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
+            await using var readerScope = reader.ConfigureAwait(false);
             return await read(reader, cancellationToken).ConfigureAwait(false);
         }
         catch (Exception ex) when (TransportErrors.Translate(ex, operation, cancellationToken) is { } translated)
         {
+#pragma warning disable MA0027 // not a rethrow: Translate returns a new TransientTransportException with ex as its inner exception
             throw translated;
+#pragma warning restore MA0027
         }
     }
 
@@ -224,13 +236,16 @@ public sealed class PostgreSqlTransport : IAsyncDisposable
         ThrowIfDisposed();
         try
         {
-            await using var command = _dataSource.CreateCommand(sql);
+            var command = _dataSource.CreateCommand(sql);
+            await using var commandScope = command.ConfigureAwait(false);
             bind(command);
             return await command.ExecuteNonQueryAsync(cancellationToken).ConfigureAwait(false);
         }
         catch (Exception ex) when (TransportErrors.Translate(ex, operation, cancellationToken) is { } translated)
         {
+#pragma warning disable MA0027 // not a rethrow: Translate returns a new TransientTransportException with ex as its inner exception
             throw translated;
+#pragma warning restore MA0027
         }
     }
 

@@ -1,3 +1,5 @@
+using System.Diagnostics.CodeAnalysis;
+
 namespace PriorityAsync.Messaging.PostgreSql;
 
 /// <summary>Options of a <see cref="PostgreSqlTransport"/>: how an idle receive waits.</summary>
@@ -21,6 +23,7 @@ public sealed class PostgreSqlTransportOptions
     internal PostgreSqlTransportOptions Clone() => (PostgreSqlTransportOptions)MemberwiseClone();
 
     /// <summary>Throws when an option breaks its rule; the exception names the option.</summary>
+    [SuppressMessage("Usage", "MA0015:Specify the parameter name in ArgumentException", Justification = "Validate checks the options object as a whole and has no parameter to name; ParamName names the offending option property, as documented, so a caller sees which option is wrong.")]
     internal void Validate()
     {
         if (ReceiveWaitTime < TimeSpan.Zero)

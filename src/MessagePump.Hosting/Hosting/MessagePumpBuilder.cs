@@ -146,8 +146,10 @@ public sealed class MessagePumpBuilder
         // Plain awaits: the handler's continuations, and the scope's disposal, stay in the pump's processing lane.
         return async (context, cancellationToken) =>
         {
+#pragma warning disable MA0004 // the handler runs in the pump's processing lane; ConfigureAwait(false) would leave it
             await using var scope = scopes.CreateAsyncScope();
             await handler(scope.ServiceProvider, context, cancellationToken);
+#pragma warning restore MA0004
         };
     }
 }

@@ -15,7 +15,7 @@ internal sealed class NotificationListener : IAsyncDisposable
     private readonly NpgsqlDataSource _dataSource;
     private readonly ConcurrentDictionary<string, QueueSignal> _signals = new(StringComparer.Ordinal);
     private readonly CancellationTokenSource _stop = new();
-    private readonly object _gate = new();
+    private readonly Lock _gate = new();
     private Task? _loop;
 
     public NotificationListener(NpgsqlDataSource dataSource)
@@ -45,7 +45,9 @@ internal sealed class NotificationListener : IAsyncDisposable
         Task? loop;
         lock (_gate)
         {
+#pragma warning disable VSTHRD103 // under the gate, so that GetSignal cannot start a loop after it; a lock cannot hold an await
             _stop.Cancel();
+#pragma warning restore VSTHRD103
             loop = _loop;
         }
 
@@ -63,9 +65,11 @@ internal sealed class NotificationListener : IAsyncDisposable
         {
             try
             {
-                await using var connection = await _dataSource.OpenConnectionAsync(stop).ConfigureAwait(false);
+                var connection = await _dataSource.OpenConnectionAsync(stop).ConfigureAwait(false);
+                await using var connectionScope = connection.ConfigureAwait(false);
                 connection.Notification += OnNotification;
-                await using (var listen = new NpgsqlCommand("LISTEN priorityasync", connection))
+                var listen = new NpgsqlCommand("LISTEN priorityasync", connection);
+                await using (listen.ConfigureAwait(false))
                 {
                     await listen.ExecuteNonQueryAsync(stop).ConfigureAwait(false);
                 }

@@ -1,3 +1,5 @@
+using System.Diagnostics.CodeAnalysis;
+
 namespace PriorityAsync.Messaging;
 
 public sealed partial class InMemoryQueue
@@ -25,6 +27,7 @@ public sealed partial class InMemoryQueue
             _timer.Change(latency, Timeout.InfiniteTimeSpan);
         }
 
+        [SuppressMessage("Usage", "VSTHRD003:Avoid awaiting foreign Tasks", Justification = "The task of this operation's own TaskCompletionSource, completed only by its timer callback or cancellation. No JoinableTaskFactory is involved, so the foreign-task deadlock this rule guards against cannot occur.")]
         public Task<TResult> Task => _completion.Task;
 
         private void Run()

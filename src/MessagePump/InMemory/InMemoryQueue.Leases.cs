@@ -3,10 +3,10 @@ namespace PriorityAsync.Messaging;
 public sealed partial class InMemoryQueue
 {
     internal Task<DateTimeOffset> RenewAsync(InMemoryMessage message, CancellationToken cancellationToken) =>
-        AfterLatency(static m => m.Queue.Renew(m), message, cancellationToken);
+        AfterLatencyAsync(static m => m.Queue.Renew(m), message, cancellationToken);
 
     internal Task CompleteAsync(Guid lockToken, CancellationToken cancellationToken) =>
-        AfterLatency(static a => a.Queue.Complete(a.LockToken), (Queue: this, LockToken: lockToken), cancellationToken);
+        AfterLatencyAsync(static a => a.Queue.Complete(a.LockToken), (Queue: this, LockToken: lockToken), cancellationToken);
 
     /// <summary>
     /// Completes every message of <paramref name="messages"/> in one call: one latency for the whole batch, and an
@@ -28,14 +28,14 @@ public sealed partial class InMemoryQueue
                 : throw new ArgumentException($"The message at index {i} ({messages[i]}) was not received from {this}.", nameof(messages));
         }
 
-        return AfterLatency(static a => a.Queue.CompleteMany(a.Tokens), (Queue: this, Tokens: tokens), cancellationToken);
+        return AfterLatencyAsync(static a => (IReadOnlyList<Exception?>)a.Queue.CompleteMany(a.Tokens), (Queue: this, Tokens: tokens), cancellationToken);
     }
 
     internal Task AbandonAsync(Guid lockToken, CancellationToken cancellationToken) =>
-        AfterLatency(static a => a.Queue.Abandon(a.LockToken), (Queue: this, LockToken: lockToken), cancellationToken);
+        AfterLatencyAsync(static a => a.Queue.Abandon(a.LockToken), (Queue: this, LockToken: lockToken), cancellationToken);
 
     internal Task DeadLetterAsync(Guid lockToken, string reason, CancellationToken cancellationToken) =>
-        AfterLatency(static a => a.Queue.DeadLetter(a.LockToken, a.Reason), (Queue: this, LockToken: lockToken, Reason: reason), cancellationToken);
+        AfterLatencyAsync(static a => a.Queue.DeadLetter(a.LockToken, a.Reason), (Queue: this, LockToken: lockToken, Reason: reason), cancellationToken);
 
     private DateTimeOffset Renew(InMemoryMessage message)
     {
@@ -60,7 +60,7 @@ public sealed partial class InMemoryQueue
         }
     }
 
-    private IReadOnlyList<Exception?> CompleteMany(Guid[] lockTokens)
+    private Exception?[] CompleteMany(Guid[] lockTokens)
     {
         lock (_gate)
         {

@@ -1,4 +1,5 @@
 using System.Collections.ObjectModel;
+using System.Diagnostics.CodeAnalysis;
 
 namespace PriorityAsync.Messaging;
 
@@ -8,6 +9,7 @@ namespace PriorityAsync.Messaging;
 /// abandoned lock makes the message visible again, with its delivery count one higher on the next delivery, until
 /// the last allowed delivery, after which it is dead-lettered. Thread-safe; expiry is judged on the broker's clock.
 /// </summary>
+[SuppressMessage("Naming", "CA1711:Identifiers should not have incorrect suffix", Justification = "Public API name: it is a queue (a lease broker modelled on a Service Bus queue), not a Queue<T> collection; renaming would break callers.")]
 public sealed partial class InMemoryQueue : IMessageSource
 {
     /// <summary>The dead-letter reason of a message whose last allowed delivery ended unsettled.</summary>
@@ -16,7 +18,7 @@ public sealed partial class InMemoryQueue : IMessageSource
     /// <summary>The queue's <see cref="IMessageSource.MessagingSystem"/> (OpenTelemetry <c>messaging.system</c>).</summary>
     public const string MessagingSystemName = "priorityasync.inmemory";
 
-    private readonly object _gate = new();
+    private readonly Lock _gate = new();
     private readonly Queue<Entry> _available = new();
     private readonly Dictionary<Guid, Entry> _locked = [];
     private readonly List<DeadLetteredMessage> _deadLetters = [];
@@ -96,7 +98,7 @@ public sealed partial class InMemoryQueue : IMessageSource
         }
     }
 
-    private static IReadOnlyDictionary<string, string> CopyHeaders(IReadOnlyDictionary<string, string>? headers)
+    private static ReadOnlyDictionary<string, string> CopyHeaders(IReadOnlyDictionary<string, string>? headers)
     {
         if (headers is null || headers.Count == 0)
         {
@@ -114,7 +116,7 @@ public sealed partial class InMemoryQueue : IMessageSource
 
     /// <inheritdoc />
     public Task<ILeasedMessage?> ReceiveAsync(CancellationToken cancellationToken = default) =>
-        AfterLatency(static q => q.Receive(), this, cancellationToken);
+        AfterLatencyAsync(static q => (ILeasedMessage?)q.Receive(), this, cancellationToken);
 
     /// <summary>Receives up to <paramref name="maxMessages"/> messages in one call: one latency for the whole batch.</summary>
     /// <param name="maxMessages">The most messages to return; at least 1.</param>
@@ -124,10 +126,10 @@ public sealed partial class InMemoryQueue : IMessageSource
     public Task<IReadOnlyList<ILeasedMessage>> ReceiveBatchAsync(int maxMessages, CancellationToken cancellationToken = default)
     {
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(maxMessages);
-        return AfterLatency(static a => a.Queue.ReceiveMany(a.MaxMessages), (Queue: this, MaxMessages: maxMessages), cancellationToken);
+        return AfterLatencyAsync(static a => (IReadOnlyList<ILeasedMessage>)a.Queue.ReceiveMany(a.MaxMessages), (Queue: this, MaxMessages: maxMessages), cancellationToken);
     }
 
-    private ILeasedMessage? Receive()
+    private InMemoryMessage? Receive()
     {
         lock (_gate)
         {
@@ -137,7 +139,7 @@ public sealed partial class InMemoryQueue : IMessageSource
         }
     }
 
-    private IReadOnlyList<ILeasedMessage> ReceiveMany(int maxMessages)
+    private List<ILeasedMessage> ReceiveMany(int maxMessages)
     {
         lock (_gate)
         {
@@ -220,7 +222,8 @@ public sealed partial class InMemoryQueue : IMessageSource
     /// clock, and completes the returned task there: the caller's await resumes on its own context, and nothing hops to
     /// the thread pool (which would let a virtual clock run ahead of the work).
     /// </summary>
-    private Task<TResult> AfterLatency<TState, TResult>(Func<TState, TResult> operation, TState state, CancellationToken cancellationToken)
+    [SuppressMessage("Usage", "VSTHRD003:Avoid awaiting foreign Tasks", Justification = "Returns the task of the queue's own LatentOperation, completed only by that operation's timer callback or cancellation. No JoinableTaskFactory is involved, so the foreign-task deadlock this rule guards against cannot occur.")]
+    private Task<TResult> AfterLatencyAsync<TState, TResult>(Func<TState, TResult> operation, TState state, CancellationToken cancellationToken)
     {
         if (cancellationToken.IsCancellationRequested)
         {

@@ -1,3 +1,5 @@
+using System.Diagnostics.CodeAnalysis;
+
 namespace PriorityAsync.Messaging;
 
 /// <summary>Options of one <see cref="InMemoryQueue"/>: its lease rules and optional fault injection.</summary>
@@ -31,6 +33,7 @@ public sealed class InMemoryQueueOptions
     public TimeSpan Latency { get; set; }
 
     /// <summary>Throws when an option breaks its rule; the exception names the option.</summary>
+    [SuppressMessage("Usage", "MA0015:Specify the parameter name in ArgumentException", Justification = "Validate checks the options object as a whole and has no parameter to name; ParamName names the offending option property, as documented, so a caller sees which option is wrong.")]
     internal void Validate()
     {
         if (LockDuration <= TimeSpan.Zero || LockDuration > PrioritySchedulerOptions.MaxTimerDelay)

@@ -1,3 +1,5 @@
+using System.Diagnostics.CodeAnalysis;
+
 namespace PriorityAsync.Messaging;
 
 /// <summary>
@@ -15,7 +17,7 @@ internal sealed class CompletionBatcher
     private readonly IMessageSource _source;
     private readonly int _maxBatchSize;
     private readonly Action<Exception> _onContractBroken;
-    private readonly object _gate = new();
+    private readonly Lock _gate = new();
     private readonly List<Pending> _queued = [];
     private bool _sending;
 
@@ -170,6 +172,7 @@ internal sealed class CompletionBatcher
 
         public MessageContext Context { get; }
 
+        [SuppressMessage("Usage", "VSTHRD003:Avoid awaiting foreign Tasks", Justification = "The task of this completion's own TaskCompletionSource, completed only by the batcher. No JoinableTaskFactory is involved, so the foreign-task deadlock this rule guards against cannot occur.")]
         public Task<Exception?> Outcome => _outcome.Task;
 
         /// <summary>Gets or sets the call carrying this completion, once sent. Read and written under the batcher's lock.</summary>

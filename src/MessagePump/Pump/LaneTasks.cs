@@ -1,3 +1,5 @@
+using System.Diagnostics.CodeAnalysis;
+
 namespace PriorityAsync.Messaging;
 
 /// <summary>
@@ -12,7 +14,7 @@ internal static class LaneTasks
     private const ConfigureAwaitOptions InLane = ConfigureAwaitOptions.SuppressThrowing | ConfigureAwaitOptions.ContinueOnCapturedContext;
 
     /// <summary>Completes when <paramref name="first"/> or <paramref name="second"/> completes; never faults.</summary>
-    public static Task WhenEither(Task first, Task second)
+    public static Task WhenEitherAsync(Task first, Task second)
     {
         if (first.IsCompleted || second.IsCompleted)
         {
@@ -26,7 +28,7 @@ internal static class LaneTasks
     }
 
     /// <summary>Completes when every task has completed; never faults.</summary>
-    public static async Task WhenAll(IEnumerable<Task> tasks)
+    public static async Task WhenAllAsync(IEnumerable<Task> tasks)
     {
         foreach (var task in tasks)
         {
@@ -34,6 +36,7 @@ internal static class LaneTasks
         }
     }
 
+    [SuppressMessage("Usage", "VSTHRD003:Avoid awaiting foreign Tasks", Justification = "The tasks forwarded are the pump's own (its receive loop, message Finished/SettleEnded tasks, settle calls and clock delays). No JoinableTaskFactory is involved, so the foreign-task deadlock this rule guards against cannot occur.")]
     private static async Task ForwardAsync(Task task, TaskCompletionSource either)
     {
         await task.ConfigureAwait(InLane);

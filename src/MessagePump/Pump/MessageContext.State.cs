@@ -1,3 +1,5 @@
+using System.Diagnostics.CodeAnalysis;
+
 namespace PriorityAsync.Messaging;
 
 public sealed partial class MessageContext
@@ -18,6 +20,7 @@ public sealed partial class MessageContext
     /// Gets a task that completes when the handler has returned and the message is settled, or when the stop path
     /// has settled or given up on the message (the handler may still be running then).
     /// </summary>
+    [SuppressMessage("Usage", "VSTHRD003:Avoid awaiting foreign Tasks", Justification = "The task of this type's own TaskCompletionSource (RunContinuationsAsynchronously), completed only by the pump. No JoinableTaskFactory is involved, so the foreign-task deadlock this rule guards against cannot occur.")]
     internal Task Finished => _finished.Task;
 
     /// <summary>
@@ -30,6 +33,7 @@ public sealed partial class MessageContext
     /// Gets a task that completes when the claimed settlement has ended (settled, failed, or the lease was lost), or
     /// when the message is finished. Unlike <see cref="Finished"/> it does not wait for the handler.
     /// </summary>
+    [SuppressMessage("Usage", "VSTHRD003:Avoid awaiting foreign Tasks", Justification = "The task of this type's own TaskCompletionSource (RunContinuationsAsynchronously), completed only by the pump. No JoinableTaskFactory is involved, so the foreign-task deadlock this rule guards against cannot occur.")]
     internal Task SettleEnded => _settleEnded.Task;
 
     /// <summary>Gets whether a settlement has been claimed or the lease was lost.</summary>

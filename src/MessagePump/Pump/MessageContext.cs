@@ -1,3 +1,5 @@
+using System.Diagnostics.CodeAnalysis;
+
 namespace PriorityAsync.Messaging;
 
 /// <summary>
@@ -5,6 +7,7 @@ namespace PriorityAsync.Messaging;
 /// scheduler's lanes, so that CPU-heavy handlers can check <see cref="ShouldYield"/> and <c>await</c>
 /// <see cref="PriorityScheduler.YieldIfNeeded"/> to let lease renewals run.
 /// </summary>
+[SuppressMessage("Design", "CA1001:Types that own disposable fields should be disposable", Justification = "A public type handed to handlers: adding IDisposable would change the public API and invite a handler to dispose what the pump owns. Its CancellationTokenSources are plain ones (no timer, not linked), so they hold nothing that needs releasing and are collected with the context.")]
 public sealed partial class MessageContext
 {
     private readonly MessagePump _pump;

@@ -1,4 +1,6 @@
+using System.Diagnostics.CodeAnalysis;
 using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 
 namespace PriorityAsync.Messaging;
 
@@ -12,7 +14,7 @@ public sealed partial class MessagePump
     {
         while (!stop.IsCancellationRequested)
         {
-            if (WaitForCapacity() is { } capacity)
+            if (WaitForCapacityAsync() is { } capacity)
             {
                 await capacity;
                 continue;
@@ -105,7 +107,9 @@ public sealed partial class MessagePump
     }
 
     /// <summary>Returns a task to wait on when the pump is at capacity, or <see langword="null"/> when it may receive.</summary>
-    private Task? WaitForCapacity()
+    [SuppressMessage("Usage", "MA0022:Return Task.FromResult instead of returning null", Justification = "null is the answer 'no need to wait': the receive loop awaits only a non-null task and then looks again; a completed task in its place would make the loop spin on it.")]
+    [SuppressMessage("Usage", "VSTHRD003:Avoid awaiting foreign Tasks", Justification = "Returns the task of the pump's own capacity TaskCompletionSource (RunContinuationsAsynchronously), completed only by the pump; no JoinableTaskFactory is involved, so the foreign-task deadlock this rule guards against cannot occur.")]
+    private Task? WaitForCapacityAsync()
     {
         lock (_gate)
         {
@@ -156,5 +160,6 @@ public sealed partial class MessagePump
             .ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing | ConfigureAwaitOptions.ContinueOnCapturedContext);
 
     /// <summary>What one receive returned: how many messages were started, and when the broker answered.</summary>
+    [StructLayout(LayoutKind.Auto)]
     private readonly record struct ReceiveAnswer(int Received, long AnsweredAt);
 }

@@ -1,3 +1,5 @@
+using System.Diagnostics.CodeAnalysis;
+
 namespace PriorityAsync.Messaging;
 
 public sealed partial class MessagePump
@@ -15,6 +17,7 @@ public sealed partial class MessagePump
         }
     }
 
+    [SuppressMessage("Usage", "VSTHRD003:Avoid awaiting foreign Tasks", Justification = "Awaits the pump's own receive loop, started by StartAsync in the receive lane. No JoinableTaskFactory is involved, so the foreign-task deadlock this rule guards against cannot occur.")]
     private async Task StopCoreAsync(CancellationToken cancellationToken)
     {
         if (_state == State.Stopped)
@@ -22,7 +25,9 @@ public sealed partial class MessagePump
             return;
         }
 
+#pragma warning disable VSTHRD103 // Cancel in the lane: CancelAsync would resume this stop path on the thread pool (see SettleAtStopAsync).
         _receiveCancellation.Cancel();
+#pragma warning restore VSTHRD103
         MessageContext[] inFlight;
         lock (_gate)
         {
@@ -36,21 +41,23 @@ public sealed partial class MessagePump
         }
 
         MessagePumpLog.Stopping(_logger, Name, inFlight.Length, _options.ShutdownTimeout);
-        var finished = LaneTasks.WhenAll(inFlight.Select(m => m.Finished));
+        var finished = LaneTasks.WhenAllAsync(inFlight.Select(m => m.Finished));
         if (!finished.IsCompleted && _options.ShutdownTimeout != TimeSpan.Zero)
         {
             using var timeout = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
             var wait = _options.ShutdownTimeout == Timeout.InfiniteTimeSpan
                 ? Task.Delay(Timeout.InfiniteTimeSpan, timeout.Token)
                 : Task.Delay(_options.ShutdownTimeout, TimeProvider, timeout.Token);
-            await LaneTasks.WhenEither(finished, wait);
+            await LaneTasks.WhenEitherAsync(finished, wait);
+#pragma warning disable VSTHRD103 // Cancel in the lane: CancelAsync would resume this stop path on the thread pool (see SettleAtStopAsync).
             timeout.Cancel();
+#pragma warning restore VSTHRD103
         }
 
         if (!finished.IsCompleted)
         {
             var settlements = inFlight.Where(m => !m.Finished.IsCompleted).Select(m => LeaseLane.Run(() => SettleAtStopAsync(m)));
-            await LaneTasks.WhenAll(settlements.ToArray());
+            await LaneTasks.WhenAllAsync(settlements.ToArray());
         }
 
         lock (_gate)
@@ -85,11 +92,13 @@ public sealed partial class MessagePump
             }
 
             using var expiry = new CancellationTokenSource();
-            await LaneTasks.WhenEither(settlement, Task.Delay(untilExpiry, TimeProvider, expiry.Token));
+            await LaneTasks.WhenEitherAsync(settlement, Task.Delay(untilExpiry, TimeProvider, expiry.Token));
 
             // Cancel synchronously: CancelAsync completes on the thread pool, and while its continuation travels back
             // a virtual clock would jump ahead to the next timer.
+#pragma warning disable VSTHRD103 // Cancel in the lane: CancelAsync would resume this stop path on the thread pool (see SettleAtStopAsync).
             expiry.Cancel();
+#pragma warning restore VSTHRD103
         }
 
         Finish(context);
@@ -101,6 +110,7 @@ public sealed partial class MessagePump
     /// own outcome), and after <see cref="MessagePumpOptions.TransientRetryDelay"/> counts the lease lost itself for a
     /// call that ignores its token; a late answer to that call changes no count.
     /// </summary>
+    [SuppressMessage("Usage", "VSTHRD003:Avoid awaiting foreign Tasks", Justification = "The settlement is the pump's own settle call or its message's SettleEnded task (see SettleAtStopAsync). No JoinableTaskFactory is involved, so the foreign-task deadlock this rule guards against cannot occur.")]
     private async Task GiveUpAtExpiryAsync(MessageContext context, Task settlement)
     {
         Interlocked.Increment(ref _unsettledAtStop);
@@ -109,8 +119,10 @@ public sealed partial class MessagePump
         if (!settlement.IsCompleted)
         {
             using var grace = new CancellationTokenSource();
-            await LaneTasks.WhenEither(settlement, Task.Delay(_options.TransientRetryDelay, TimeProvider, grace.Token));
+            await LaneTasks.WhenEitherAsync(settlement, Task.Delay(_options.TransientRetryDelay, TimeProvider, grace.Token));
+#pragma warning disable VSTHRD103 // Cancel in the lane: CancelAsync would resume this stop path on the thread pool (see SettleAtStopAsync).
             grace.Cancel();
+#pragma warning restore VSTHRD103
         }
 
         if (!settlement.IsCompleted)

@@ -26,7 +26,7 @@ public sealed partial class MessagePump : IAsyncDisposable
     private readonly Func<MessageContext, CancellationToken, Task> _handler;
     private readonly MessagePumpOptions _options;
     private readonly ILogger _logger;
-    private readonly object _gate = new();
+    private readonly Lock _gate = new();
     private readonly HashSet<MessageContext> _inFlight = [];
     private readonly CancellationTokenSource _receiveCancellation = new();
     private readonly RenewRoundTrips _renewRoundTrips = new();

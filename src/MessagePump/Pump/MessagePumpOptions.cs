@@ -1,3 +1,4 @@
+using System.Diagnostics.CodeAnalysis;
 using System.Diagnostics.Metrics;
 
 namespace PriorityAsync.Messaging;
@@ -85,6 +86,8 @@ public sealed class MessagePumpOptions
     /// <summary>Throws when an option breaks its rule; the exception names the option.</summary>
     /// <param name="lockDuration">The source's lock duration, when known.</param>
     /// <param name="scheduler">The scheduler the lanes must exist in, when known.</param>
+    [SuppressMessage("Usage", "MA0015:Specify the parameter name in ArgumentException", Justification = "Validate checks the options object as a whole; its parameters are context, not the checked values. ParamName names the offending option property, as documented, so a caller sees which option is wrong.")]
+    [SuppressMessage("Usage", "CA2208:Instantiate argument exceptions correctly", Justification = "Validate checks the options object as a whole; its parameters are context, not the checked values. ParamName names the offending option property, as documented, so a caller sees which option is wrong.")]
     internal void Validate(TimeSpan? lockDuration, PriorityScheduler? scheduler)
     {
         ArgumentException.ThrowIfNullOrWhiteSpace(Name, nameof(Name));

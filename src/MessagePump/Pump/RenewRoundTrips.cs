@@ -14,7 +14,7 @@ internal sealed class RenewRoundTrips
     public const int SafetyFactor = 3;
 
     private readonly long[] _ticks = new long[Window];
-    private readonly object _gate = new();
+    private readonly Lock _gate = new();
     private int _next;
     private int _count;
 

@@ -37,7 +37,7 @@ internal static class MessageSourceDefaults
         var calls = new Task[messages.Count];
         for (var i = 0; i < calls.Length; i++)
         {
-            calls[i] = StartComplete(messages[i], cancellationToken);
+            calls[i] = StartCompleteAsync(messages[i], cancellationToken);
         }
 
         var outcomes = new Exception?[calls.Length];
@@ -50,7 +50,7 @@ internal static class MessageSourceDefaults
         return outcomes;
     }
 
-    private static Task StartComplete(ILeasedMessage message, CancellationToken cancellationToken)
+    private static Task StartCompleteAsync(ILeasedMessage message, CancellationToken cancellationToken)
     {
         try
         {
