@@ -40,17 +40,25 @@ public sealed class PumpStrategy : ConsumerStrategy
     {
         ArgumentNullException.ThrowIfNull(run);
         using var postgres = run.Settings.Broker == LeaseSimulation.Settings.BrokerKind.Postgres ? PostgresScenarioQueue.Create(run.Settings, Name) : null;
-        PriorityHost.Run(run, scheduler => RunPumpAsync(run, scheduler, (IMessageSource?)postgres?.Queue ?? CreateInMemoryQueue(run)));
+
+        // The broker is another machine: on the real clock its calls complete on a thread of its own, so neither the
+        // consumer's lanes nor a starved thread pool delay the broker's side of a call (the lock check, the renewal).
+        using var brokerThread = run.Settings.Clock == LeaseSimulation.Settings.ClockKind.Real && postgres is null
+            ? new PriorityAsyncContextThread(new PrioritySchedulerOptions { Name = "in-memory broker" })
+            : null;
+        var brokerClock = brokerThread?.Context.TimeProvider ?? run.Clock.TimeProvider;
+        PriorityHost.Run(run, scheduler => RunPumpAsync(run, scheduler, (IMessageSource?)postgres?.Queue ?? CreateInMemoryQueue(run, brokerClock)));
     }
 
-    private static InMemoryQueue CreateInMemoryQueue(ScenarioRun run)
+    private static InMemoryQueue CreateInMemoryQueue(ScenarioRun run, TimeProvider brokerClock)
     {
         var settings = run.Settings;
         var scale = settings.Clock == LeaseSimulation.Settings.ClockKind.Virtual ? 1.0 : settings.TimeScale;
 
-        // The broker keeps its own time: the scheduler's TimeProvider would run its latency timers in a lane, so the broker's
-        // side of a call (the lock check, the renewal) would wait behind the consumer's CPU slices.
-        var broker = new InMemoryLeaseBroker(run.Clock.TimeProvider);
+        // The broker keeps its own time: the consumer's scheduler's TimeProvider would run its latency timers in a lane, so
+        // the broker's side of a call (the lock check, the renewal) would wait behind the consumer's CPU slices. On virtual
+        // time the clock itself fires them; on the real clock the broker's own thread does.
+        var broker = new InMemoryLeaseBroker(brokerClock);
         var queue = broker.CreateQueue("seed-001", new InMemoryQueueOptions
         {
             LockDuration = settings.LeaseDuration * scale,
