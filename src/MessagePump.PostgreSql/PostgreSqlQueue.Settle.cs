@@ -31,7 +31,7 @@ public sealed partial class PostgreSqlQueue
     /// </exception>
     public Task<IReadOnlyList<Exception?>> CompleteBatchAsync(IReadOnlyList<ILeasedMessage> messages, CancellationToken cancellationToken = default)
     {
-        ThrowIfInvalidBatch(messages);
+        MessageSourceDefaults.ThrowIfInvalidBatch(messages); // the abstraction's own check and messages
         var own = new PostgreSqlLeasedMessage[messages.Count];
         for (var i = 0; i < own.Length; i++)
         {
@@ -86,25 +86,4 @@ public sealed partial class PostgreSqlQueue
     /// <summary>Whether <paramref name="queue"/> is this queue: the same name on the same transport (the same rows).</summary>
     private bool IsSameQueue(PostgreSqlQueue queue) =>
         ReferenceEquals(queue, this) || (ReferenceEquals(queue.Transport, Transport) && string.Equals(queue.Name, Name, StringComparison.Ordinal));
-
-    /// <summary>
-    /// Throws when a batch to settle is null, empty or holds a null message: the check (and the messages) of the
-    /// abstraction's default batch calls, which are internal to the MessagePump assembly.
-    /// </summary>
-    private static void ThrowIfInvalidBatch(IReadOnlyList<ILeasedMessage> messages, string paramName = "messages")
-    {
-        ArgumentNullException.ThrowIfNull(messages, paramName);
-        if (messages.Count == 0)
-        {
-            throw new ArgumentException("A batch to settle must hold at least one message.", paramName);
-        }
-
-        for (var i = 0; i < messages.Count; i++)
-        {
-            if (messages[i] is null)
-            {
-                throw new ArgumentNullException(paramName, $"The message at index {i} of the batch is null.");
-            }
-        }
-    }
 }
