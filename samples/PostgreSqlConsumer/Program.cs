@@ -5,15 +5,10 @@ using PriorityAsync;
 using PriorityAsync.Messaging;
 using PriorityAsync.Messaging.PostgreSql;
 
-ConsumerOptions options;
-try
+var (parsed, exitCode) = ConsumerOptions.Parse(args, Console.Out, Console.Error);
+if (parsed is not { } options)
 {
-    options = ConsumerOptions.Parse(args);
-}
-catch (ArgumentException ex)
-{
-    Console.Error.WriteLine($"{ex.Message}\n{ConsumerOptions.Usage}");
-    return 2;
+    return exitCode;
 }
 
 using var stop = new CancellationTokenSource();

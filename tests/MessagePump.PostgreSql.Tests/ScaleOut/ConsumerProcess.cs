@@ -122,7 +122,7 @@ internal sealed class ConsumerProcess : IDisposable
         _process.Dispose();
     }
 
-    private static string ConsumerDll()
+    internal static string ConsumerDll()
     {
         // The test binaries live in tests/<project>/bin/<Configuration>/<tfm>/; the sample is built with the same configuration.
         var tfmDirectory = new DirectoryInfo(AppContext.BaseDirectory.TrimEnd(Path.DirectorySeparatorChar));
