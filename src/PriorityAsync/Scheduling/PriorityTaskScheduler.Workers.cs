@@ -86,9 +86,18 @@ public sealed partial class PriorityTaskScheduler
         return false;
     }
 
-    /// <summary>After taking an item, wakes another worker when more work waits and nobody is looking for it.</summary>
+    /// <summary>
+    /// After taking an item, wakes another worker when more work waits and nobody is looking for it. Lease work left
+    /// behind wakes an idle reserved worker even when an ordinary worker is searching: the poster may have counted on
+    /// this worker while it was still searching, and it is about to run a slice instead.
+    /// </summary>
     private void ShareRemainingWork()
     {
+        if (Volatile.Read(ref _idleReserved) > 0 && IsReady(_reservedLanes))
+        {
+            WakeReservedWorker();
+        }
+
         if (IsReady(AllLanes) && Volatile.Read(ref _searchingWorkers) == 0)
         {
             if (Mode == PriorityWorkerMode.DedicatedThreads)

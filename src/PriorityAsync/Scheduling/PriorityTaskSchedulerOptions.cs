@@ -37,8 +37,12 @@ public sealed class PriorityTaskSchedulerOptions : PrioritySchedulerOptions
     /// (the default), <see cref="ThreadPriority.BelowNormal"/> or <see cref="ThreadPriority.Lowest"/>. Lower, the
     /// operating system runs a reserved worker (and the timer thread) ahead of ordinary workers that spin on every
     /// core, so a lease renewal waits less for a core under CPU-bound slices; the cost is that other processes of the
-    /// machine win over the ordinary workers too. Windows applies it as the thread priority; Linux as the thread's nice
-    /// value (+5, +10). Only with <see cref="PriorityWorkerMode.DedicatedThreads"/>: thread-pool threads are shared.
+    /// machine win over the ordinary workers too. Windows applies it as the thread priority, which is strict there.
+    /// Linux: <see cref="ThreadPriority.BelowNormal"/> adds 5 to the thread's nice value (a smaller share of a busy
+    /// core, no preemption on wake-up); <see cref="ThreadPriority.Lowest"/> moves the thread to <c>SCHED_IDLE</c>, the
+    /// strict counterpart: any ordinary thread that wakes, the reserved worker included, preempts it at once, and it
+    /// runs only on cores no ordinary thread of the machine wants (so a machine busy with other work starves it). Only
+    /// with <see cref="PriorityWorkerMode.DedicatedThreads"/>: thread-pool threads are shared.
     /// </summary>
     public ThreadPriority OrdinaryWorkerPriority { get; set; } = ThreadPriority.Normal;
 

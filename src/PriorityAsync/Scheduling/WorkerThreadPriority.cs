@@ -3,24 +3,55 @@ using System.Runtime.InteropServices;
 namespace PriorityAsync;
 
 /// <summary>
-/// Gives a worker thread a scheduling priority. <see cref="Thread.Priority"/> is honoured on Windows; on Linux .NET
-/// ignores it, so a lower priority is applied as a higher nice value of the thread (Linux schedules threads, and each
-/// has its own nice value): <see cref="ThreadPriority.BelowNormal"/> adds 5, <see cref="ThreadPriority.Lowest"/> 10, up to
-/// 19. Raising a nice value needs no privilege; lowering one does, so priorities above normal are left to Windows.
+/// Gives a worker thread a scheduling priority. <see cref="Thread.Priority"/> is honoured on Windows, where priorities
+/// are strict: a thread of higher priority that wakes preempts a lower one at once. On Linux .NET ignores it, so it is
+/// applied to the thread itself (Linux schedules threads, each with its own policy and nice value):
+/// <see cref="ThreadPriority.BelowNormal"/> adds 5 to the nice value (a smaller share of a busy core), and
+/// <see cref="ThreadPriority.Lowest"/> moves the thread to <c>SCHED_IDLE</c>, Linux's counterpart of a strict lower
+/// priority: any ordinary thread that wakes preempts it at once, and it runs only on a core no ordinary thread wants.
+/// A nice value's share alone is not enough for that: under the kernel's EEVDF scheduler a woken thread may wait for
+/// a spinning thread of nice 10 to finish its time slice (measured: p99 3.7 ms and worse, docs/benchmarks.md).
+/// Lowering a priority needs no privilege; raising one does, so priorities above normal are left to Windows. Threads
+/// that .NET starts from such a worker do not inherit it (the runtime sets their scheduling attributes explicitly).
 /// </summary>
 internal static partial class WorkerThreadPriority
 {
+    /// <summary>Linux's <c>SCHED_OTHER</c>, the default time-sharing policy.</summary>
+    public const int NormalPolicy = 0;
+
+    /// <summary>Linux's <c>SCHED_IDLE</c>: runs only when no ordinary thread wants the core.</summary>
+    public const int IdlePolicy = 5;
+
     private const int PrioProcess = 0;
     private const int MaxNice = 19;
+    private const int LowestFallbackNice = 10;
 
     /// <summary>Applies <paramref name="priority"/> to the calling thread; best effort (a refused call changes nothing).</summary>
     public static void ApplyToCurrentThread(ThreadPriority priority)
     {
         Thread.CurrentThread.Priority = priority;
-        var increment = NiceIncrement(priority);
-        if (increment > 0 && OperatingSystem.IsLinux())
+        if (!OperatingSystem.IsLinux())
         {
-            var thread = GetThreadId();
+            return;
+        }
+
+        var thread = GetThreadId();
+        if (priority == ThreadPriority.Lowest)
+        {
+            var staticPriority = 0; // glibc's struct sched_param is one int, which must be 0 for SCHED_IDLE
+            if (SetScheduler(thread, IdlePolicy, ref staticPriority) == 0)
+            {
+                return;
+            }
+
+            // A kernel or sandbox that refuses SCHED_IDLE still gets the largest share step a nice value can give.
+            _ = SetPriority(PrioProcess, thread, Math.Min(MaxNice, GetPriority(PrioProcess, thread) + LowestFallbackNice));
+            return;
+        }
+
+        var increment = NiceIncrement(priority);
+        if (increment > 0)
+        {
             _ = SetPriority(PrioProcess, thread, Math.Min(MaxNice, GetPriority(PrioProcess, thread) + increment));
         }
     }
@@ -28,13 +59,11 @@ internal static partial class WorkerThreadPriority
     /// <summary>Gets the calling thread's nice value on Linux; 0 elsewhere.</summary>
     public static int CurrentNice() => OperatingSystem.IsLinux() ? GetPriority(PrioProcess, GetThreadId()) : 0;
 
-    /// <summary>How much <paramref name="priority"/> adds to a Linux nice value.</summary>
-    public static int NiceIncrement(ThreadPriority priority) => priority switch
-    {
-        ThreadPriority.BelowNormal => 5,
-        ThreadPriority.Lowest => 10,
-        _ => 0,
-    };
+    /// <summary>Gets the calling thread's Linux scheduling policy (<see cref="NormalPolicy"/>, <see cref="IdlePolicy"/>, ...); <see cref="NormalPolicy"/> elsewhere.</summary>
+    public static int CurrentPolicy() => OperatingSystem.IsLinux() ? GetScheduler(GetThreadId()) : NormalPolicy;
+
+    /// <summary>How much <paramref name="priority"/> adds to a Linux nice value (<see cref="ThreadPriority.Lowest"/> changes the policy instead).</summary>
+    public static int NiceIncrement(ThreadPriority priority) => priority == ThreadPriority.BelowNormal ? 5 : 0;
 
     [LibraryImport("libc", EntryPoint = "gettid")]
     private static partial int GetThreadId();
@@ -44,4 +73,10 @@ internal static partial class WorkerThreadPriority
 
     [LibraryImport("libc", EntryPoint = "setpriority")]
     private static partial int SetPriority(int which, int who, int priority);
+
+    [LibraryImport("libc", EntryPoint = "sched_setscheduler")]
+    private static partial int SetScheduler(int thread, int policy, ref int parameters);
+
+    [LibraryImport("libc", EntryPoint = "sched_getscheduler")]
+    private static partial int GetScheduler(int thread);
 }

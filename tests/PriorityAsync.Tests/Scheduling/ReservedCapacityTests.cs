@@ -31,6 +31,35 @@ public class ReservedCapacityTests
         await held.DisposeAsync();
     }
 
+    [Theory]
+    [InlineData(ThreadPriority.Normal)]
+    [InlineData(ThreadPriority.Lowest)]
+    public async Task LeaseWorkPostedAsTheLastOrdinaryWorkerTakesASlice_RunsBeforeTheSliceEnds(ThreadPriority priority)
+    {
+        // The hand-off race: an ordinary worker that was looking for work takes a processing slice just as lease work
+        // arrives. The poster sees a worker searching and wakes nobody; the worker, now busy, must wake the idle
+        // reserved worker, or the lease work waits for the whole slice. Each trial's slice ends only when the lease
+        // work has run (or after a bound, which fails the test), so no timing is asserted.
+        const int Trials = 2000;
+        var seed = Environment.TickCount;
+        var random = new Random(seed);
+        await using var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = 1, OrdinaryWorkerPriority = priority });
+        var processing = scheduler.GetLane(LanePriority.Processing);
+        var lease = scheduler.GetLane(LanePriority.Lease);
+
+        for (var trial = 0; trial < Trials; trial++)
+        {
+            using var leaseRan = new ManualResetEventSlim();
+            var slice = processing.Run(() => Task.FromResult(leaseRan.Wait(TimeSpan.FromSeconds(10))));
+            Thread.SpinWait(random.Next(0, 400)); // lands the lease post at varying points of the worker's hand-off
+            var renewal = lease.Run(leaseRan.Set);
+
+            (await Bounded.Within(slice, "the processing slice")).Should().BeTrue(
+                $"trial {trial}: the lease work must run while the slice holds the only ordinary worker (seed {seed}; replay with new Random({seed}))");
+            await Bounded.Within(renewal, "the lease work");
+        }
+    }
+
     [Fact]
     public async Task ReservedWorker_NeverRunsALessUrgentLane()
     {
@@ -123,13 +152,15 @@ public class ReservedCapacityTests
         create.Should().Throw<ArgumentOutOfRangeException>().Which.ParamName.Should().Be(option);
     }
 
-    [Fact]
-    public async Task OrdinaryWorkerPriority_Lowest_RaisesTheNiceValueOfOrdinaryWorkersOnly()
+    [Theory]
+    [InlineData(ThreadPriority.BelowNormal)]
+    [InlineData(ThreadPriority.Lowest)]
+    public async Task OrdinaryWorkerPriority_LowersOrdinaryWorkersOnly(ThreadPriority priority)
     {
-        await using var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = 1, OrdinaryWorkerPriority = ThreadPriority.Lowest });
-        var own = WorkerThreadPriority.CurrentNice();
+        await using var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = 1, OrdinaryWorkerPriority = priority });
+        var own = ThreadScheduling.OfCurrentThread();
 
-        var ordinary = await scheduler.GetLane(LanePriority.Processing).Run(() => Task.FromResult(WorkerThreadPriority.CurrentNice()));
+        var ordinary = await scheduler.GetLane(LanePriority.Processing).Run(() => Task.FromResult(ThreadScheduling.OfCurrentThread()));
         using var release = new ManualResetEventSlim();
         using var holding = new ManualResetEventSlim();
         var held = scheduler.GetLane(LanePriority.Processing).Run(() =>
@@ -139,13 +170,21 @@ public class ReservedCapacityTests
             return Task.CompletedTask;
         });
         holding.Wait(TimeSpan.FromSeconds(30)).Should().BeTrue("the ordinary worker took the blocking item");
-        var reserved = await scheduler.GetLane(LanePriority.Lease).Run(() => Task.FromResult(WorkerThreadPriority.CurrentNice()));
+        var reserved = await scheduler.GetLane(LanePriority.Lease).Run(() => Task.FromResult(ThreadScheduling.OfCurrentThread()));
         release.Set();
         await held;
 
-        var expected = OperatingSystem.IsLinux() ? Math.Min(19, own + WorkerThreadPriority.NiceIncrement(ThreadPriority.Lowest)) : own;
+        // Linux: BelowNormal adds 5 to the nice value; Lowest moves the thread to SCHED_IDLE (strict, like Windows).
+        var expected = !OperatingSystem.IsLinux() ? own
+            : priority == ThreadPriority.Lowest ? own with { Policy = WorkerThreadPriority.IdlePolicy }
+            : own with { Nice = Math.Min(19, own.Nice + 5) };
         ordinary.Should().Be(expected, "an ordinary worker runs at the lowered priority");
         reserved.Should().Be(own, "the reserved worker keeps the process's priority");
+    }
+
+    private readonly record struct ThreadScheduling(int Nice, int Policy)
+    {
+        public static ThreadScheduling OfCurrentThread() => new(WorkerThreadPriority.CurrentNice(), WorkerThreadPriority.CurrentPolicy());
     }
 
     [Theory]
