@@ -1,8 +1,8 @@
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Options;
-using PriorityAsync.Messaging;
-using PriorityAsync.Messaging.Hosting;
+using PriorityAsync.MessagePump;
+using PriorityAsync.MessagePump.Hosting;
 using WorkerServiceConsumer;
 
 // A worker service with a hosted MessagePump named "orders":

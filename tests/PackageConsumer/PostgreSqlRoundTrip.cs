@@ -1,5 +1,5 @@
-using PriorityAsync.Messaging;
-using PriorityAsync.Messaging.PostgreSql;
+using PriorityAsync.MessagePump;
+using PriorityAsync.MessagePump.PostgreSql;
 
 namespace PriorityAsync.PackageConsumer;
 

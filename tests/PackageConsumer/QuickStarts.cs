@@ -1,5 +1,5 @@
-using PriorityAsync.Messaging;
-using PriorityAsync.Messaging.Hosting;
+using PriorityAsync.MessagePump;
+using PriorityAsync.MessagePump.Hosting;
 
 namespace PriorityAsync.PackageConsumer;
 

@@ -1,5 +1,5 @@
 using BenchmarkDotNet.Attributes;
-using PriorityAsync.Messaging;
+using PriorityAsync.MessagePump;
 
 namespace PriorityAsync.Benchmarks.Pump;
 

@@ -1,7 +1,7 @@
 using System.Diagnostics;
 using System.Globalization;
 using PriorityAsync.Benchmarks.LeaseLatency;
-using PriorityAsync.Messaging;
+using PriorityAsync.MessagePump;
 
 namespace PriorityAsync.Benchmarks.Pump;
 

@@ -4,7 +4,7 @@ using LeaseSimulation.Consumers.Pump;
 using LeaseSimulation.Hosting;
 using LeaseSimulation.Running;
 using PriorityAsync;
-using PriorityAsync.Messaging;
+using PriorityAsync.MessagePump;
 
 namespace LeaseSimulation.Strategies;
 

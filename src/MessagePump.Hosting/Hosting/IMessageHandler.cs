@@ -1,4 +1,4 @@
-namespace PriorityAsync.Messaging.Hosting;
+namespace PriorityAsync.MessagePump.Hosting;
 
 /// <summary>
 /// Processes one message of a hosted <see cref="MessagePump"/>. Registered with

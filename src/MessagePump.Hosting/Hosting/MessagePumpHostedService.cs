@@ -1,7 +1,7 @@
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
 
-namespace PriorityAsync.Messaging.Hosting;
+namespace PriorityAsync.MessagePump.Hosting;
 
 /// <summary>
 /// Runs a <see cref="MessagePump"/> for the lifetime of a host: the host's start starts the pump, the host's stop stops

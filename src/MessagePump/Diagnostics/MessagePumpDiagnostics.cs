@@ -1,6 +1,6 @@
 using System.Diagnostics;
 
-namespace PriorityAsync.Messaging;
+namespace PriorityAsync.MessagePump;
 
 /// <summary>
 /// The names a <see cref="MessagePump"/> publishes its telemetry under: the meter (see <see cref="MessagePumpMetrics"/>

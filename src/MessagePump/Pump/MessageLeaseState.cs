@@ -1,4 +1,4 @@
-namespace PriorityAsync.Messaging;
+namespace PriorityAsync.MessagePump;
 
 /// <summary>The state of the lease on a message in a <see cref="MessagePump"/>.</summary>
 public enum MessageLeaseState

@@ -2,7 +2,7 @@ using System.Diagnostics.CodeAnalysis;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 
-namespace PriorityAsync.Messaging;
+namespace PriorityAsync.MessagePump;
 
 public sealed partial class MessagePump
 {

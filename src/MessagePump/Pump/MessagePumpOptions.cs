@@ -1,7 +1,7 @@
 using System.Diagnostics.CodeAnalysis;
 using System.Diagnostics.Metrics;
 
-namespace PriorityAsync.Messaging;
+namespace PriorityAsync.MessagePump;
 
 /// <summary>Options of a <see cref="MessagePump"/>. Validated when the pump is created; an invalid value throws naming the option.</summary>
 public sealed class MessagePumpOptions

@@ -1,4 +1,4 @@
-namespace PriorityAsync.Messaging;
+namespace PriorityAsync.MessagePump;
 
 /// <summary>A snapshot of a <see cref="MessagePump"/>'s accounting, one outcome per delivery.</summary>
 /// <remarks>

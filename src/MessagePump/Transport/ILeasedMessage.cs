@@ -1,6 +1,6 @@
 using System.Collections.ObjectModel;
 
-namespace PriorityAsync.Messaging;
+namespace PriorityAsync.MessagePump;
 
 /// <summary>A message received under a lease, with the operations that renew and settle it.</summary>
 /// <remarks>

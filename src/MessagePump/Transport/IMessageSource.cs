@@ -1,4 +1,4 @@
-namespace PriorityAsync.Messaging;
+namespace PriorityAsync.MessagePump;
 
 /// <summary>
 /// A queue that hands out messages under a lease (a lock): the consumer must complete, abandon or dead-letter each

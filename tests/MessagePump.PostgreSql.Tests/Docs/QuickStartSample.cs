@@ -1,4 +1,4 @@
-namespace PriorityAsync.Messaging.PostgreSql.Tests.Docs;
+namespace PriorityAsync.MessagePump.PostgreSql.Tests.Docs;
 
 /// <summary>The quick start of docs/postgresql.md, compiled and run; <see cref="PostgreSqlDocsTests"/> keeps the two identical.</summary>
 internal static class QuickStartSample

@@ -1,8 +1,8 @@
 using System.Diagnostics;
-using PriorityAsync.Messaging.PostgreSql.Tests.Support;
+using PriorityAsync.MessagePump.PostgreSql.Tests.Support;
 using Xunit.Abstractions;
 
-namespace PriorityAsync.Messaging.PostgreSql.Tests.Figures;
+namespace PriorityAsync.MessagePump.PostgreSql.Tests.Figures;
 
 /// <summary>
 /// The figures of docs/postgresql.md, measured on the test server (printed; nothing about speed is asserted):

@@ -1,8 +1,8 @@
 using System.Diagnostics;
-using PriorityAsync.Messaging.PostgreSql.Tests.Support;
+using PriorityAsync.MessagePump.PostgreSql.Tests.Support;
 using Xunit.Abstractions;
 
-namespace PriorityAsync.Messaging.PostgreSql.Tests.Transport;
+namespace PriorityAsync.MessagePump.PostgreSql.Tests.Transport;
 
 /// <summary>
 /// The native batch calls of <see cref="PostgreSqlQueue"/>: a batch receive is one receive statement (waiting like the

@@ -1,10 +1,10 @@
 using System.Collections.Concurrent;
 using Npgsql;
-using PriorityAsync.Messaging.PostgreSql.Internal;
-using PriorityAsync.Messaging.PostgreSql.Tests.Support;
+using PriorityAsync.MessagePump.PostgreSql.Internal;
+using PriorityAsync.MessagePump.PostgreSql.Tests.Support;
 using Xunit.Abstractions;
 
-namespace PriorityAsync.Messaging.PostgreSql.Tests.Transport;
+namespace PriorityAsync.MessagePump.PostgreSql.Tests.Transport;
 
 /// <summary>A server that goes away mid-run: calls fail with <see cref="TransientTransportException"/> and nothing is lost.</summary>
 [Collection(RealTimeCollection.Name)]

@@ -1,7 +1,7 @@
 using System.Collections.Concurrent;
 using System.Diagnostics;
 
-namespace PriorityAsync.Messaging.Tests.Docs;
+namespace PriorityAsync.MessagePump.Tests.Docs;
 
 /// <summary>The tracing example of docs/message-pump.md, compiled and run; <see cref="DocsTests"/> keeps the two identical.</summary>
 internal static class TracingSample

@@ -1,4 +1,4 @@
-namespace PriorityAsync.Messaging.Tests.Pump;
+namespace PriorityAsync.MessagePump.Tests.Pump;
 
 /// <summary>
 /// Admission by spare capacity (docs/message-pump.md, "Admission"): on one thread and virtual time, the number of

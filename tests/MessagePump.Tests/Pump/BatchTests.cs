@@ -1,4 +1,4 @@
-namespace PriorityAsync.Messaging.Tests.Pump;
+namespace PriorityAsync.MessagePump.Tests.Pump;
 
 /// <summary>
 /// Batches (docs/message-pump.md): every message of a receive batch gets its lease keeper at the answer, ahead of

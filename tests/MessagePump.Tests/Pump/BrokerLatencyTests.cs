@@ -1,6 +1,6 @@
 using Xunit.Abstractions;
 
-namespace PriorityAsync.Messaging.Tests.Pump;
+namespace PriorityAsync.MessagePump.Tests.Pump;
 
 /// <summary>
 /// The broker-latency table of the issue, on one thread and virtual time (the seed's shape, time-scaled: 40 messages

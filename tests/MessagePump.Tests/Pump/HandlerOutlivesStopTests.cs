@@ -1,4 +1,4 @@
-namespace PriorityAsync.Messaging.Tests.Pump;
+namespace PriorityAsync.MessagePump.Tests.Pump;
 
 /// <summary>
 /// A handler that ignores its token and outlives StopAsync and its scheduler's disposal: the pump's books say nothing

@@ -1,6 +1,6 @@
 using Microsoft.Extensions.Logging;
 
-namespace PriorityAsync.Messaging.Tests.Pump;
+namespace PriorityAsync.MessagePump.Tests.Pump;
 
 /// <summary>
 /// The bound of docs/message-pump.md: from the broker's answer to a receive to the start of the message's lease keeper,

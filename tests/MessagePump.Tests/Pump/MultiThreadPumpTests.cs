@@ -1,6 +1,6 @@
 using System.Collections.Concurrent;
 
-namespace PriorityAsync.Messaging.Tests.Pump;
+namespace PriorityAsync.MessagePump.Tests.Pump;
 
 /// <summary>The pump on a multi-thread <see cref="PriorityTaskScheduler"/> in real time. Asserts outcomes only, never timings.</summary>
 public class MultiThreadPumpTests

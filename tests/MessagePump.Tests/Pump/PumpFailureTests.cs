@@ -1,7 +1,7 @@
 using System.Collections.Concurrent;
 using Xunit.Abstractions;
 
-namespace PriorityAsync.Messaging.Tests.Pump;
+namespace PriorityAsync.MessagePump.Tests.Pump;
 
 /// <summary>Handler exceptions, transient transport failures and dead-lettering, with exact accounting.</summary>
 public class PumpFailureTests(ITestOutputHelper output)

@@ -1,4 +1,4 @@
-namespace PriorityAsync.Messaging.Tests.Pump;
+namespace PriorityAsync.MessagePump.Tests.Pump;
 
 /// <summary>Starting after disposal, and options whose values would overflow date or timer arithmetic later.</summary>
 public class PumpLifecycleInputTests

@@ -1,7 +1,7 @@
 using System.Collections.Concurrent;
 using System.Diagnostics.Metrics;
 
-namespace PriorityAsync.Messaging.Tests.Pump;
+namespace PriorityAsync.MessagePump.Tests.Pump;
 
 /// <summary>The OpenTelemetry messaging attributes on the pump's instruments, and meters made by an <see cref="IMeterFactory"/>.</summary>
 public class PumpMetricsAttributesTests

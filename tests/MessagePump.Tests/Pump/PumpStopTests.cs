@@ -1,4 +1,4 @@
-namespace PriorityAsync.Messaging.Tests.Pump;
+namespace PriorityAsync.MessagePump.Tests.Pump;
 
 /// <summary>StopAsync: stop receiving, let messages in flight finish within the timeout, abandon the rest; nothing left locked.</summary>
 public class PumpStopTests

@@ -1,4 +1,4 @@
-namespace PriorityAsync.Messaging.Tests.Pump;
+namespace PriorityAsync.MessagePump.Tests.Pump;
 
 /// <summary>
 /// Renewal timing follows the renew round trips the pump observes. A 2 s lock whose renewals first take 100 ms, then

@@ -1,7 +1,7 @@
 using System.Collections.Concurrent;
 using Xunit.Abstractions;
 
-namespace PriorityAsync.Messaging.Tests.Pump;
+namespace PriorityAsync.MessagePump.Tests.Pump;
 
 /// <summary>
 /// The seed article's scenario on ONE thread and virtual time: CPU-heavy handlers (1 s CPU + 1 s I/O, 20 times),

@@ -1,6 +1,6 @@
 using Xunit.Abstractions;
 
-namespace PriorityAsync.Messaging.Tests.Pump;
+namespace PriorityAsync.MessagePump.Tests.Pump;
 
 /// <summary>
 /// StopAsync against a broker that stops answering settle calls: it returns within <c>ShutdownTimeout</c> plus the

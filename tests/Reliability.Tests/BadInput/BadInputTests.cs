@@ -1,5 +1,5 @@
 using System.Reflection;
-using PriorityAsync.Messaging;
+using PriorityAsync.MessagePump;
 using Xunit.Abstractions;
 
 namespace PriorityAsync.Reliability.Tests.BadInput;

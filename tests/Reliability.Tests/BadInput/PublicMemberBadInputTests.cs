@@ -1,6 +1,6 @@
 using System.Reflection;
 using Xunit.Abstractions;
-using PriorityAsync.Messaging;
+using PriorityAsync.MessagePump;
 using PriorityAsync.Reliability.Tests.Support;
 
 namespace PriorityAsync.Reliability.Tests.BadInput;
@@ -155,7 +155,7 @@ public class PublicMemberBadInputTests(ITestOutputHelper output)
     {
         "PrioritySchedulerOptions" => (typeof(PrioritySchedulerOptions), o => Disposed(new PriorityAsyncContext((PrioritySchedulerOptions)o))),
         "PriorityTaskSchedulerOptions" => (typeof(PriorityTaskSchedulerOptions), o => Disposed(new PriorityTaskScheduler((PriorityTaskSchedulerOptions)o))),
-        "MessagePumpOptions" => (typeof(MessagePumpOptions), o => new PriorityAsync.Messaging.MessagePump(
+        "MessagePumpOptions" => (typeof(MessagePumpOptions), o => new PriorityAsync.MessagePump.MessagePump(
             new InMemoryLeaseBroker(new VirtualTimeProvider()).CreateQueue("q"), (_, _) => Task.CompletedTask, new PriorityAsyncContext(), (MessagePumpOptions)o)),
         _ => (typeof(InMemoryQueueOptions), o => new InMemoryLeaseBroker(new VirtualTimeProvider()).CreateQueue("q", (InMemoryQueueOptions)o)),
     };

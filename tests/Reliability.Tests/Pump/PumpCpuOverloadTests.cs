@@ -1,4 +1,4 @@
-using PriorityAsync.Messaging;
+using PriorityAsync.MessagePump;
 using PriorityAsync.Reliability.Tests.Support;
 using Xunit.Abstractions;
 

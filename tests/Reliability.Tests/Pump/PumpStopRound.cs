@@ -1,5 +1,5 @@
-using PriorityAsync.Messaging;
-using PriorityAsync.Messaging.Tests.Pump;
+using PriorityAsync.MessagePump;
+using PriorityAsync.MessagePump.Tests.Pump;
 using PriorityAsync.Reliability.Tests.Swarm;
 
 namespace PriorityAsync.Reliability.Tests.Pump;

@@ -1,5 +1,5 @@
 using Microsoft.Extensions.Logging;
-using PriorityAsync.Messaging;
+using PriorityAsync.MessagePump;
 
 namespace PriorityAsync.Reliability.Tests.Swarm;
 
