@@ -25,7 +25,7 @@ try
     MessagePumpStatistics? statistics = null;
     PriorityAsyncContext.Run(async () =>
     {
-        await using var pump = new MessagePump(
+        await using var pump = new PriorityMessagePump(
             queue,
             async (context, cancellationToken) =>
             {

@@ -8,7 +8,7 @@ using Microsoft.Extensions.Options;
 namespace PriorityAsync.MessagePump.Hosting;
 
 /// <summary>
-/// Configures one hosted <see cref="MessagePump"/> registered by
+/// Configures one hosted <see cref="PriorityMessagePump"/> registered by
 /// <see cref="MessagePumpServiceCollectionExtensions.AddMessagePump(IServiceCollection, string, Func{IServiceProvider, IMessageSource})"/>:
 /// its named <see cref="MessagePumpOptions"/> and its handler.
 /// </summary>

@@ -12,7 +12,7 @@ internal static class QuickStartSample
 
         PriorityAsyncContext.Run(async () =>                                    // one thread
         {
-            await using var pump = new MessagePump(
+            await using var pump = new PriorityMessagePump(
                 orders,
                 async (context, cancellationToken) => await Task.Delay(5, cancellationToken),
                 PriorityScheduler.Current!);

@@ -33,7 +33,7 @@ public class FigureTests(ITestOutputHelper output)
         MessagePumpStatistics? stats = null;
         PriorityAsyncContext.Run(async () =>
         {
-            await using var pump = new MessagePump(
+            await using var pump = new PriorityMessagePump(
                 queue,
                 (_, _) => Task.CompletedTask,
                 PriorityScheduler.Current!,

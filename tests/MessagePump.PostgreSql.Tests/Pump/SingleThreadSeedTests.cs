@@ -31,7 +31,7 @@ public class SingleThreadSeedTests(ITestOutputHelper output)
 
         PriorityAsyncContext.Run(async () =>
         {
-            await using var pump = new MessagePump(
+            await using var pump = new PriorityMessagePump(
                 queue,
                 async (context, cancellationToken) =>
                 {

@@ -56,7 +56,7 @@ public class ServerFailureTests(ITestOutputHelper output)
         var handled = new ConcurrentDictionary<string, int>();
 
         await using var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = 2 });
-        await using var pump = new MessagePump(
+        await using var pump = new PriorityMessagePump(
             queue,
             async (context, cancellationToken) =>
             {

@@ -14,7 +14,7 @@ internal static class QuickStartSample
         }
 
         await using var scheduler = new PriorityTaskScheduler();
-        await using var pump = new MessagePump(
+        await using var pump = new PriorityMessagePump(
             orders,
             async (context, cancellationToken) =>
             {

@@ -33,7 +33,7 @@ internal static class TracingSample
         // </tracing>
 
         await using var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = 1 });
-        await using (var pump = new MessagePump(queue, (_, _) => Task.CompletedTask, scheduler, new MessagePumpOptions { Name = "tracing-sample" }))
+        await using (var pump = new PriorityMessagePump(queue, (_, _) => Task.CompletedTask, scheduler, new MessagePumpOptions { Name = "tracing-sample" }))
         {
             await pump.StartAsync();
             while (queue.GetStatistics().Completed < 1)

@@ -76,7 +76,7 @@ public class AdmissionTests
         var elapsed = TimeSpan.Zero;
         VirtualRun.Run(clock, async scheduler =>
         {
-            var pump = new MessagePump(
+            var pump = new PriorityMessagePump(
                 queue,
                 async (context, token) =>
                 {

@@ -34,7 +34,7 @@ public class BrokerLatencyTests(ITestOutputHelper output)
         MessagePumpStatistics? stats = null;
         VirtualRun.Run(clock, async scheduler =>
         {
-            var pump = new MessagePump(
+            var pump = new PriorityMessagePump(
                 queue,
                 async (context, token) =>
                 {
@@ -85,7 +85,7 @@ public class BrokerLatencyTests(ITestOutputHelper output)
         }
 
         var logger = new ListLogger();
-        var pump = new MessagePump(
+        var pump = new PriorityMessagePump(
             queue,
             async (context, token) =>
             {

@@ -20,7 +20,7 @@ public class HandlerOutlivesStopTests
         var started = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         var release = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         var resumed = new TaskCompletionSource<bool>(TaskCreationOptions.RunContinuationsAsynchronously);
-        var pump = new MessagePump(
+        var pump = new PriorityMessagePump(
             queue,
             async (_, _) =>
             {

@@ -34,7 +34,7 @@ public class LeaseFromTheAnswerTests
         VirtualRun.Run(clock, async scheduler =>
         {
             var source = new BurstOnAnswer(queue, scheduler.GetLane(LanePriority.Processing), clock, answers);
-            var pump = new MessagePump(source, (_, _) => Task.CompletedTask, scheduler, new MessagePumpOptions { MaxInFlight = 1 }, starts);
+            var pump = new PriorityMessagePump(source, (_, _) => Task.CompletedTask, scheduler, new MessagePumpOptions { MaxInFlight = 1 }, starts);
             await pump.StartAsync();
             await VirtualRun.WaitUntilAsync(() => queue.GetStatistics().Completed == 5, clock, TimeSpan.FromMinutes(10));
             await pump.StopAsync();

@@ -22,7 +22,7 @@ public class MultiThreadPumpTests
 
         var handled = new ConcurrentBag<string>();
         var wrongLane = 0;
-        var pump = new MessagePump(
+        var pump = new PriorityMessagePump(
             queue,
             async (context, cancellationToken) =>
             {
@@ -71,7 +71,7 @@ public class MultiThreadPumpTests
             queue.Send(BitConverter.GetBytes(i));
         }
 
-        var pump = new MessagePump(
+        var pump = new PriorityMessagePump(
             queue,
             (context, cancellationToken) => Task.Delay(TimeSpan.FromSeconds(1.6), context.TimeProvider, cancellationToken),
             scheduler,

@@ -50,7 +50,7 @@ public class PumpDiagnosticsTests
         var logger = new ListLogger();
         VirtualRun.Run(clock, async scheduler =>
         {
-            await using var pump = new MessagePump(
+            await using var pump = new PriorityMessagePump(
                 queue,
                 async (context, cancellationToken) =>
                 {

@@ -119,7 +119,7 @@ public class PumpMetricsAttributesTests
         queue.Send(new byte[] { 2 }, "m1");
         VirtualRun.Run(clock, async scheduler =>
         {
-            await using var pump = new MessagePump(
+            await using var pump = new PriorityMessagePump(
                 queue,
                 async (context, cancellationToken) =>
                 {

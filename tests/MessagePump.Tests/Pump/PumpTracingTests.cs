@@ -44,7 +44,7 @@ public class PumpTracingTests
         ActivityTraceId hostTrace = default;
         VirtualRun.Run(clock, async scheduler =>
         {
-            await using var pump = new MessagePump(
+            await using var pump = new PriorityMessagePump(
                 queue,
                 async (context, cancellationToken) =>
                 {
@@ -145,7 +145,7 @@ public class PumpTracingTests
 
         VirtualRun.Run(clock, async scheduler =>
         {
-            await using var pump = new MessagePump(new ThrowingHeadersSource(queue), (_, _) => Task.CompletedTask, scheduler, new MessagePumpOptions { Name = name });
+            await using var pump = new PriorityMessagePump(new ThrowingHeadersSource(queue), (_, _) => Task.CompletedTask, scheduler, new MessagePumpOptions { Name = name });
             await pump.StartAsync();
             await VirtualRun.WaitUntilAsync(() => queue.GetStatistics().Completed == 3, scheduler.TimeProvider, TimeSpan.FromHours(1));
         });

@@ -7,7 +7,7 @@ internal sealed class ReceiveSpy(IMessageSource inner, PriorityScheduler schedul
     private int _urgentWorkReady;
     private int _overCapacity;
 
-    public MessagePump? Pump { get; set; }
+    public PriorityMessagePump? Pump { get; set; }
 
     public int Receives => _receives;
 

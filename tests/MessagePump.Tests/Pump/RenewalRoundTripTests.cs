@@ -18,7 +18,7 @@ public class RenewalRoundTripTests
         MessagePumpStatistics? stats = null;
         VirtualRun.Run(clock, async scheduler =>
         {
-            var pump = new MessagePump(source, (context, token) => Task.Delay(TimeSpan.FromSeconds(20), context.TimeProvider, token), scheduler);
+            var pump = new PriorityMessagePump(source, (context, token) => Task.Delay(TimeSpan.FromSeconds(20), context.TimeProvider, token), scheduler);
             await pump.StartAsync();
             await VirtualRun.WaitUntilAsync(() => queue.GetStatistics().Completed == 1 || queue.GetStatistics().LeasesLost > 0, clock, TimeSpan.FromMinutes(5));
             await pump.StopAsync();

@@ -28,7 +28,7 @@ public class SingleThreadLeaseTests(ITestOutputHelper output)
         VirtualRun.Run(clock, async scheduler =>
         {
             spy = new ReceiveSpy(queue, scheduler);
-            await using var pump = new MessagePump(
+            await using var pump = new PriorityMessagePump(
                 spy,
                 async (context, cancellationToken) =>
                 {
@@ -99,7 +99,7 @@ public class SingleThreadLeaseTests(ITestOutputHelper output)
 
         VirtualRun.Run(clock, async scheduler =>
         {
-            await using var pump = new MessagePump(
+            await using var pump = new PriorityMessagePump(
                 queue,
                 async (context, cancellationToken) =>
                 {

@@ -37,7 +37,7 @@ public class StopDuringSettlementTests
             MessagePumpStatistics? stats = null;
             VirtualRun.Run(clock, async scheduler =>
             {
-                var pump = new MessagePump(
+                var pump = new PriorityMessagePump(
                     queue,
                     (context, token) => Task.Delay(work, context.TimeProvider, token),
                     scheduler,

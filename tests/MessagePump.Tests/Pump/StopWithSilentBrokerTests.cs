@@ -63,7 +63,7 @@ public class StopWithSilentBrokerTests(ITestOutputHelper output)
         var result = new StopResult(logger);
         VirtualRun.Run(clock, async scheduler =>
         {
-            var pump = new MessagePump(source, handler, scheduler, new MessagePumpOptions { ShutdownTimeout = ShutdownTimeout }, logger);
+            var pump = new PriorityMessagePump(source, handler, scheduler, new MessagePumpOptions { ShutdownTimeout = ShutdownTimeout }, logger);
             await pump.StartAsync();
             await Task.Delay(TimeSpan.FromSeconds(5), scheduler.TimeProvider); // the keeper renews meanwhile (10 s before expiry)
             var start = clock.GetUtcNow();

@@ -38,7 +38,7 @@ public class PumpCpuOverloadTests(ITestOutputHelper output)
             async () =>
             {
                 var scheduler = PriorityScheduler.Current!;
-                var pump = new MessagePump(
+                var pump = new PriorityMessagePump(
                     queue,
                     async (context, token) =>
                     {

@@ -2,7 +2,7 @@ using System.Diagnostics.CodeAnalysis;
 
 namespace PriorityAsync.MessagePump;
 
-public sealed partial class MessagePump
+public sealed partial class PriorityMessagePump
 {
     private async Task RunStopAsync(TaskCompletionSource stopped, CancellationToken cancellationToken)
     {

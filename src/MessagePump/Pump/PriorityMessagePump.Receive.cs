@@ -4,7 +4,7 @@ using System.Runtime.InteropServices;
 
 namespace PriorityAsync.MessagePump;
 
-public sealed partial class MessagePump
+public sealed partial class PriorityMessagePump
 {
     /// <summary>
     /// Receives while running, in the receive lane, only when there is spare capacity; each receive asks for as many
