@@ -44,7 +44,7 @@ internal sealed record ConsumerOptions
         var poisonPrefix = new Option<string?>("--poison-prefix") { Description = "The handler throws for message ids starting with this prefix (default: none)." };
         var maxInFlight = Number("--max-in-flight", "The pump's MaxInFlight.", 8);
         var command = new RootCommand(
-            "A MessagePump consumer on the PostgreSQL transport, on one thread. Prints one line per handler start: "
+            "A PriorityMessagePump consumer on the PostgreSQL transport, on one thread. Prints one line per handler start: "
             + "\"start <messageId> <deliveryCount> <lockToken> <unixTimeMs>\". SIGTERM or Ctrl+C stops gracefully: no more "
             + "receives, messages in flight finish or are abandoned; exit code 0.")
         {

@@ -2,8 +2,8 @@ using System.Diagnostics;
 using System.Runtime.InteropServices;
 using PostgreSqlConsumer;
 using PriorityAsync;
-using PriorityAsync.Messaging;
-using PriorityAsync.Messaging.PostgreSql;
+using PriorityAsync.MessagePump;
+using PriorityAsync.MessagePump.PostgreSql;
 
 var (parsed, exitCode) = ConsumerOptions.Parse(args, Console.Out, Console.Error);
 if (parsed is not { } options)
@@ -25,7 +25,7 @@ try
     MessagePumpStatistics? statistics = null;
     PriorityAsyncContext.Run(async () =>
     {
-        await using var pump = new MessagePump(
+        await using var pump = new PriorityMessagePump(
             queue,
             async (context, cancellationToken) =>
             {

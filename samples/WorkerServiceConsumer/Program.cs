@@ -1,11 +1,11 @@
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Options;
-using PriorityAsync.Messaging;
-using PriorityAsync.Messaging.Hosting;
+using PriorityAsync.MessagePump;
+using PriorityAsync.MessagePump.Hosting;
 using WorkerServiceConsumer;
 
-// A worker service with a hosted MessagePump named "orders":
+// A worker service with a hosted PriorityMessagePump named "orders":
 //   dotnet run --project samples/WorkerServiceConsumer                    # runs until Ctrl+C
 //   dotnet run --project samples/WorkerServiceConsumer -- --messages 20   # stops after 20 messages (exit code 0)
 // Options come from appsettings.json (MessagePumps:orders), overridable as usual, e.g. --MessagePumps:orders:MaxInFlight 4

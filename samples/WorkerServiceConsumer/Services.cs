@@ -3,8 +3,8 @@ using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
 using PriorityAsync;
-using PriorityAsync.Messaging;
-using PriorityAsync.Messaging.Hosting;
+using PriorityAsync.MessagePump;
+using PriorityAsync.MessagePump.Hosting;
 
 namespace WorkerServiceConsumer;
 

@@ -1,4 +1,4 @@
-namespace PriorityAsync.Messaging.PostgreSql;
+namespace PriorityAsync.MessagePump.PostgreSql;
 
 /// <summary>A row of <c>priorityasync.dead_letters</c>.</summary>
 /// <param name="MessageId">The message's identifier.</param>

@@ -1,9 +1,9 @@
 using System.Collections.ObjectModel;
 using System.Diagnostics.CodeAnalysis;
 using Npgsql;
-using PriorityAsync.Messaging.PostgreSql.Internal;
+using PriorityAsync.MessagePump.PostgreSql.Internal;
 
-namespace PriorityAsync.Messaging.PostgreSql;
+namespace PriorityAsync.MessagePump.PostgreSql;
 
 /// <summary>
 /// One delivery of a message of a <see cref="PostgreSqlQueue"/>, holding its lock token. Every renew or settle call

@@ -1,4 +1,4 @@
-namespace PriorityAsync.Messaging.PostgreSql;
+namespace PriorityAsync.MessagePump.PostgreSql;
 
 /// <summary>A message to send with <see cref="PostgreSqlQueue.SendBatchAsync"/>.</summary>
 /// <param name="Body">The message's body.</param>

@@ -1,8 +1,8 @@
 using System.Diagnostics.CodeAnalysis;
 using Npgsql;
-using PriorityAsync.Messaging.PostgreSql.Internal;
+using PriorityAsync.MessagePump.PostgreSql.Internal;
 
-namespace PriorityAsync.Messaging.PostgreSql;
+namespace PriorityAsync.MessagePump.PostgreSql;
 
 public sealed partial class PostgreSqlQueue
 {

@@ -1,7 +1,7 @@
 using Npgsql;
-using PriorityAsync.Messaging.PostgreSql.Internal;
+using PriorityAsync.MessagePump.PostgreSql.Internal;
 
-namespace PriorityAsync.Messaging.PostgreSql;
+namespace PriorityAsync.MessagePump.PostgreSql;
 
 public sealed partial class PostgreSqlQueue
 {

@@ -1,6 +1,6 @@
 using System.Diagnostics.CodeAnalysis;
 
-namespace PriorityAsync.Messaging.PostgreSql;
+namespace PriorityAsync.MessagePump.PostgreSql;
 
 /// <summary>The settings of one queue, stored in <c>priorityasync.queues</c> by <see cref="PostgreSqlTransport.CreateQueueAsync"/>.</summary>
 public sealed class PostgreSqlQueueOptions

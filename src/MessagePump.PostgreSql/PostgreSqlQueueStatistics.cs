@@ -1,4 +1,4 @@
-namespace PriorityAsync.Messaging.PostgreSql;
+namespace PriorityAsync.MessagePump.PostgreSql;
 
 /// <summary>Counts of one queue read from the database in one statement, judged on the server's clock.</summary>
 /// <param name="Visible">Messages a receive can take now: never locked, abandoned, or whose lock expired.</param>

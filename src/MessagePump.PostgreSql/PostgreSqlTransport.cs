@@ -1,8 +1,8 @@
 using System.Diagnostics.CodeAnalysis;
 using Npgsql;
-using PriorityAsync.Messaging.PostgreSql.Internal;
+using PriorityAsync.MessagePump.PostgreSql.Internal;
 
-namespace PriorityAsync.Messaging.PostgreSql;
+namespace PriorityAsync.MessagePump.PostgreSql;
 
 /// <summary>
 /// A PostgreSQL lease broker: queues in the tables of the <c>priorityasync</c> schema, reached through a pooled

@@ -1,6 +1,6 @@
 using System.Diagnostics.CodeAnalysis;
 
-namespace PriorityAsync.Messaging.PostgreSql;
+namespace PriorityAsync.MessagePump.PostgreSql;
 
 /// <summary>Options of a <see cref="PostgreSqlTransport"/>: how an idle receive waits.</summary>
 public sealed class PostgreSqlTransportOptions

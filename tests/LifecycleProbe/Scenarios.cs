@@ -1,4 +1,4 @@
-using PriorityAsync.Messaging;
+using PriorityAsync.MessagePump;
 
 namespace PriorityAsync.LifecycleProbe;
 
@@ -124,7 +124,7 @@ internal static class Scenarios
         queue.Send(new byte[] { 1 });
         var started = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         var finished = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        var pump = new MessagePump(
+        var pump = new PriorityMessagePump(
             queue,
             async (_, _) =>
             {

@@ -1,7 +1,7 @@
 using System.Collections.Concurrent;
 using Microsoft.Extensions.Logging;
 
-namespace PriorityAsync.Messaging.Tests;
+namespace PriorityAsync.MessagePump.Tests;
 
 /// <summary>A logger that keeps every entry, for assertions on event ids.</summary>
 internal sealed class ListLogger : ILogger

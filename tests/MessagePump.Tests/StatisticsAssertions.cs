@@ -1,7 +1,7 @@
 using System.Diagnostics.CodeAnalysis;
-using PriorityAsync.Messaging;
+using PriorityAsync.MessagePump;
 
-namespace PriorityAsync.Messaging.Tests;
+namespace PriorityAsync.MessagePump.Tests;
 
 /// <summary>The accounting invariants of the in-memory broker (see docs/message-pump.md).</summary>
 internal static class StatisticsAssertions

@@ -1,5 +1,5 @@
-using PriorityAsync.Messaging;
-using PriorityAsync.Messaging.PostgreSql;
+using PriorityAsync.MessagePump;
+using PriorityAsync.MessagePump.PostgreSql;
 
 namespace PriorityAsync.PackageConsumer;
 
@@ -30,7 +30,7 @@ internal static class PostgreSqlRoundTrip
             }
 
             await using var scheduler = new PriorityTaskScheduler();
-            await using var pump = new MessagePump(queue, (context, cancellationToken) => Task.CompletedTask, scheduler);
+            await using var pump = new PriorityMessagePump(queue, (context, cancellationToken) => Task.CompletedTask, scheduler);
             await pump.StartAsync();
             using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(30));
             while (pump.GetStatistics().Completed < 3 && !timeout.IsCancellationRequested)

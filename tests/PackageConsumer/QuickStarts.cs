@@ -1,5 +1,5 @@
-using PriorityAsync.Messaging;
-using PriorityAsync.Messaging.Hosting;
+using PriorityAsync.MessagePump;
+using PriorityAsync.MessagePump.Hosting;
 
 namespace PriorityAsync.PackageConsumer;
 
@@ -51,7 +51,7 @@ internal static class MessagePumpQuickStart
         }
 
         await using var scheduler = new PriorityTaskScheduler();
-        await using var pump = new MessagePump(
+        await using var pump = new PriorityMessagePump(
             orders,
             async (context, cancellationToken) =>
             {

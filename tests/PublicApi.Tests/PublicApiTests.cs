@@ -15,14 +15,17 @@ namespace PriorityAsync.PublicApi.Tests;
 /// </remarks>
 public sealed class PublicApiTests
 {
-    /// <summary>The shipped assemblies, by name: one baseline file each.</summary>
-    public static TheoryData<string> ShippedAssemblies() => new()
-    {
+    /// <summary>The shipped assemblies, by name (each is also its package id and root namespace).</summary>
+    internal static readonly string[] ShippedAssemblyNames =
+    [
         "PriorityAsync",
         "PriorityAsync.MessagePump",
         "PriorityAsync.MessagePump.Hosting",
         "PriorityAsync.MessagePump.PostgreSql",
-    };
+    ];
+
+    /// <summary>The shipped assemblies, by name: one baseline file each.</summary>
+    public static TheoryData<string> ShippedAssemblies() => new(ShippedAssemblyNames);
 
     [Theory]
     [MemberData(nameof(ShippedAssemblies))]

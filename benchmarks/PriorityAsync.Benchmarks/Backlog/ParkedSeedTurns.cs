@@ -1,4 +1,4 @@
-using PriorityAsync.Baselines;
+using LeaseSimulation.Baselines;
 
 namespace PriorityAsync.Benchmarks.Backlog;
 

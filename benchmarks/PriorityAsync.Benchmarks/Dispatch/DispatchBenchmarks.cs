@@ -1,5 +1,5 @@
 using BenchmarkDotNet.Attributes;
-using PriorityAsync.Baselines;
+using LeaseSimulation.Baselines;
 using PriorityAsync.Benchmarks.Infrastructure;
 
 namespace PriorityAsync.Benchmarks.Dispatch;

@@ -1,10 +1,10 @@
 using BenchmarkDotNet.Attributes;
-using PriorityAsync.Messaging;
+using PriorityAsync.MessagePump;
 
 namespace PriorityAsync.Benchmarks.Pump;
 
 /// <summary>
-/// Pump throughput: messages per second through a <see cref="MessagePump"/> on the in-memory broker with a no-op
+/// Pump throughput: messages per second through a <see cref="PriorityMessagePump"/> on the in-memory broker with a no-op
 /// handler. One operation is one message; an iteration starts a pump on <see cref="MessagesPerIteration"/> queued
 /// messages and stops it when all are handled and settled (queue set-up is outside the measurement). Messages per
 /// second = 10⁹ / Mean (ns). Goal: ≥ 200 000 msg/s on one thread.
@@ -68,7 +68,7 @@ public class PumpThroughputBenchmarks
         var handled = 0;
         var allHandled = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         var options = new MessagePumpOptions { MaxInFlight = MaxInFlight == 0 ? null : MaxInFlight };
-        await using var pump = new MessagePump(
+        await using var pump = new PriorityMessagePump(
             _queue,
             (_, _) =>
             {

@@ -1,7 +1,7 @@
 using System.Diagnostics;
 using System.Globalization;
 using PriorityAsync.Benchmarks.LeaseLatency;
-using PriorityAsync.Messaging;
+using PriorityAsync.MessagePump;
 
 namespace PriorityAsync.Benchmarks.Pump;
 
@@ -78,7 +78,7 @@ internal static class PumpThroughputHarness
     private static async Task<TimeSpan> DrainAsync(PriorityScheduler scheduler, InMemoryQueue queue, MessagePumpOptions options, int messages)
     {
         var started = Stopwatch.GetTimestamp();
-        await using var pump = new MessagePump(queue, (_, _) => Task.CompletedTask, scheduler, options);
+        await using var pump = new PriorityMessagePump(queue, (_, _) => Task.CompletedTask, scheduler, options);
         await pump.StartAsync();
         while (queue.GetStatistics().Completed < messages)
         {

@@ -1,6 +1,6 @@
 using System.Globalization;
 using LeaseSimulation.Settings;
-using PriorityAsync.Messaging.PostgreSql;
+using PriorityAsync.MessagePump.PostgreSql;
 
 namespace LeaseSimulation.Brokers;
 

@@ -1,6 +1,6 @@
 using LeaseSimulation.Messages;
 using LeaseSimulation.Running;
-using PriorityAsync.Messaging;
+using PriorityAsync.MessagePump;
 
 namespace LeaseSimulation.Consumers;
 

@@ -1,6 +1,6 @@
 using LeaseSimulation.Running;
 using LeaseSimulation.Settings;
-using PriorityAsync.Baselines;
+using LeaseSimulation.Baselines;
 
 namespace LeaseSimulation.Hosting;
 

@@ -4,12 +4,12 @@ using LeaseSimulation.Consumers.Pump;
 using LeaseSimulation.Hosting;
 using LeaseSimulation.Running;
 using PriorityAsync;
-using PriorityAsync.Messaging;
+using PriorityAsync.MessagePump;
 
 namespace LeaseSimulation.Strategies;
 
 /// <summary>
-/// PriorityAsync's <see cref="MessagePump"/> on the in-memory lease broker (or, with <c>--broker postgres</c>, on the
+/// PriorityAsync's <see cref="PriorityMessagePump"/> on the in-memory lease broker (or, with <c>--broker postgres</c>, on the
 /// PostgreSQL transport), with the seed's processor loop as its handler. The broker's lock is the lease duration; the
 /// pump renews it one renew interval after each renewal.
 /// </summary>
@@ -77,7 +77,7 @@ public sealed class PumpStrategy : ConsumerStrategy
     {
         var settings = run.Settings;
         var scale = settings.Clock == LeaseSimulation.Settings.ClockKind.Virtual ? 1.0 : settings.TimeScale;
-        var pump = new MessagePump(
+        var pump = new PriorityMessagePump(
             new TrackedMessageSource(queue, run, scheduler.TimeProvider),
             (context, cancellationToken) => ProcessAsync(run, context, cancellationToken),
             scheduler,

@@ -63,7 +63,7 @@ public static class SimulationCommand
             {
                 result = RunOne(planned, options, output);
             }
-            catch (Exception ex) when (options.Broker == BrokerKind.Postgres && ex is PriorityAsync.Messaging.TransientTransportException or ArgumentException or Npgsql.NpgsqlException)
+            catch (Exception ex) when (options.Broker == BrokerKind.Postgres && ex is PriorityAsync.MessagePump.TransientTransportException or ArgumentException or Npgsql.NpgsqlException)
             {
                 error.WriteLine($"error: {planned.Label}: the PostgreSQL broker failed: {ex.Message.Split('\n')[0]}");
                 return 1;

@@ -1,7 +1,7 @@
-namespace PriorityAsync.Messaging.Hosting;
+namespace PriorityAsync.MessagePump.Hosting;
 
 /// <summary>
-/// Processes one message of a hosted <see cref="MessagePump"/>. Registered with
+/// Processes one message of a hosted <see cref="PriorityMessagePump"/>. Registered with
 /// <see cref="MessagePumpBuilder.WithHandler{THandler}"/>: the pump resolves it from a new dependency injection scope
 /// for each message and disposes the scope when the handler has finished, whether it returned or threw.
 /// </summary>

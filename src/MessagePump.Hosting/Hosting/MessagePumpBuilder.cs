@@ -5,10 +5,10 @@ using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
 
-namespace PriorityAsync.Messaging.Hosting;
+namespace PriorityAsync.MessagePump.Hosting;
 
 /// <summary>
-/// Configures one hosted <see cref="MessagePump"/> registered by
+/// Configures one hosted <see cref="PriorityMessagePump"/> registered by
 /// <see cref="MessagePumpServiceCollectionExtensions.AddMessagePump(IServiceCollection, string, Func{IServiceProvider, IMessageSource})"/>:
 /// its named <see cref="MessagePumpOptions"/> and its handler.
 /// </summary>

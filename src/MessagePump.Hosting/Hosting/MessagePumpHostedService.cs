@@ -1,10 +1,10 @@
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
 
-namespace PriorityAsync.Messaging.Hosting;
+namespace PriorityAsync.MessagePump.Hosting;
 
 /// <summary>
-/// Runs a <see cref="MessagePump"/> for the lifetime of a host: the host's start starts the pump, the host's stop stops
+/// Runs a <see cref="PriorityMessagePump"/> for the lifetime of a host: the host's start starts the pump, the host's stop stops
 /// it gracefully (the host's shutdown token ends the wait for messages in flight).
 /// </summary>
 /// <remarks>
@@ -41,11 +41,11 @@ public sealed class MessagePumpHostedService : IHostedService, IAsyncDisposable
             scheduler = _ownedScheduler;
         }
 
-        Pump = new MessagePump(source, handler, scheduler, options, loggerFactory?.CreateLogger<MessagePump>());
+        Pump = new PriorityMessagePump(source, handler, scheduler, options, loggerFactory?.CreateLogger<PriorityMessagePump>());
     }
 
     /// <summary>Gets the pump.</summary>
-    public MessagePump Pump { get; }
+    public PriorityMessagePump Pump { get; }
 
     /// <inheritdoc />
     public Task StartAsync(CancellationToken cancellationToken) => Pump.StartAsync(cancellationToken);

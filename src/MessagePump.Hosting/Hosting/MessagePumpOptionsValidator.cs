@@ -1,6 +1,6 @@
 using Microsoft.Extensions.Options;
 
-namespace PriorityAsync.Messaging.Hosting;
+namespace PriorityAsync.MessagePump.Hosting;
 
 /// <summary>
 /// Checks the named <see cref="MessagePumpOptions"/> of one pump with the pump's own rules (the ones that do not

@@ -2,8 +2,8 @@ using System.Diagnostics.CodeAnalysis;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Options;
 using PriorityAsync;
-using PriorityAsync.Messaging;
-using PriorityAsync.Messaging.Hosting;
+using PriorityAsync.MessagePump;
+using PriorityAsync.MessagePump.Hosting;
 
 namespace Microsoft.Extensions.DependencyInjection;
 
@@ -14,7 +14,7 @@ public static class MessagePumpServiceCollectionExtensions
     public const string DefaultName = "message-pump";
 
     /// <summary>
-    /// Registers a hosted <see cref="MessagePump"/> named <paramref name="name"/> that consumes the source made by
+    /// Registers a hosted <see cref="PriorityMessagePump"/> named <paramref name="name"/> that consumes the source made by
     /// <paramref name="sourceFactory"/>; set its handler, and its options, on the builder returned.
     /// </summary>
     /// <remarks>
@@ -60,7 +60,7 @@ public static class MessagePumpServiceCollectionExtensions
     }
 
     /// <summary>
-    /// Registers a hosted <see cref="MessagePump"/> named <see cref="DefaultName"/>; see
+    /// Registers a hosted <see cref="PriorityMessagePump"/> named <see cref="DefaultName"/>; see
     /// <see cref="AddMessagePump(IServiceCollection, string, Func{IServiceProvider, IMessageSource})"/>.
     /// </summary>
     /// <param name="services">The service collection.</param>
@@ -72,7 +72,7 @@ public static class MessagePumpServiceCollectionExtensions
         => services.AddMessagePump(DefaultName, sourceFactory);
 
     /// <summary>
-    /// Registers a hosted <see cref="MessagePump"/> named <paramref name="name"/> whose handler is a
+    /// Registers a hosted <see cref="PriorityMessagePump"/> named <paramref name="name"/> whose handler is a
     /// <typeparamref name="THandler"/> resolved from a new scope for each message; see
     /// <see cref="AddMessagePump(IServiceCollection, string, Func{IServiceProvider, IMessageSource})"/> and
     /// <see cref="MessagePumpBuilder.WithHandler{THandler}"/>.
@@ -92,7 +92,7 @@ public static class MessagePumpServiceCollectionExtensions
         => services.AddMessagePump(name, sourceFactory).WithHandler<THandler>();
 
     /// <summary>
-    /// Registers a hosted <see cref="MessagePump"/> that consumes the source made by <paramref name="sourceFactory"/>
+    /// Registers a hosted <see cref="PriorityMessagePump"/> that consumes the source made by <paramref name="sourceFactory"/>
     /// with <paramref name="handler"/>, named by the <see cref="MessagePumpOptions.Name"/> that
     /// <paramref name="configure"/> sets (<see cref="DefaultName"/> by default). The same as
     /// <c>AddMessagePump(name, sourceFactory).Configure(configure).WithHandler(handler)</c>, except that the options are

@@ -2,7 +2,7 @@ using System.Collections.ObjectModel;
 using System.Text;
 using System.Text.Json;
 
-namespace PriorityAsync.Messaging.PostgreSql.Internal;
+namespace PriorityAsync.MessagePump.PostgreSql.Internal;
 
 /// <summary>Headers as stored in the <c>headers</c> column: a JSON object of strings, or NULL for none.</summary>
 internal static class HeadersJson

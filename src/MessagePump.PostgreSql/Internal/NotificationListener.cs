@@ -1,7 +1,7 @@
 using System.Collections.Concurrent;
 using Npgsql;
 
-namespace PriorityAsync.Messaging.PostgreSql.Internal;
+namespace PriorityAsync.MessagePump.PostgreSql.Internal;
 
 /// <summary>
 /// One connection that LISTENs on the transport's channel and wakes the receivers of the queue named by each

@@ -1,6 +1,6 @@
 using System.Text.RegularExpressions;
 
-namespace PriorityAsync.Messaging.PostgreSql.Internal;
+namespace PriorityAsync.MessagePump.PostgreSql.Internal;
 
 /// <summary>Validates queue names: lower-case letters, digits and underscores, starting with a letter or underscore, 1 to 48 characters.</summary>
 internal static partial class QueueName

@@ -1,4 +1,4 @@
-namespace PriorityAsync.Messaging.PostgreSql.Internal;
+namespace PriorityAsync.MessagePump.PostgreSql.Internal;
 
 /// <summary>A wake-up signal for the idle receivers of one queue: <see cref="Next"/> completes at the next <see cref="Set"/>.</summary>
 internal sealed class QueueSignal

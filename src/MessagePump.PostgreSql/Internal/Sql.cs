@@ -1,4 +1,4 @@
-namespace PriorityAsync.Messaging.PostgreSql.Internal;
+namespace PriorityAsync.MessagePump.PostgreSql.Internal;
 
 /// <summary>
 /// Every SQL statement of the transport. Each state change is one statement (READ COMMITTED, autocommit); every value

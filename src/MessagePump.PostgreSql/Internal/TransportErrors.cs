@@ -1,7 +1,7 @@
 using System.Net.Sockets;
 using Npgsql;
 
-namespace PriorityAsync.Messaging.PostgreSql.Internal;
+namespace PriorityAsync.MessagePump.PostgreSql.Internal;
 
 /// <summary>Maps Npgsql failures onto the transport's exceptions.</summary>
 internal static class TransportErrors

@@ -1,9 +1,9 @@
 using System.Diagnostics;
 
-namespace PriorityAsync.Messaging;
+namespace PriorityAsync.MessagePump;
 
 /// <summary>
-/// The names a <see cref="MessagePump"/> publishes its telemetry under: the meter (see <see cref="MessagePumpMetrics"/>
+/// The names a <see cref="PriorityMessagePump"/> publishes its telemetry under: the meter (see <see cref="MessagePumpMetrics"/>
 /// for its instruments), the activity source of its spans, and the OpenTelemetry messaging attributes both carry.
 /// </summary>
 /// <remarks>

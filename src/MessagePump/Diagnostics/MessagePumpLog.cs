@@ -1,6 +1,6 @@
 using Microsoft.Extensions.Logging;
 
-namespace PriorityAsync.Messaging;
+namespace PriorityAsync.MessagePump;
 
 /// <summary>The pump's log messages; event ids are stable and listed in docs/message-pump.md.</summary>
 internal static partial class MessagePumpLog

@@ -1,4 +1,4 @@
-namespace PriorityAsync.Messaging;
+namespace PriorityAsync.MessagePump;
 
 /// <summary>
 /// The <c>PriorityAsync.MessagePump</c> meter and its instrument names. Names follow the OpenTelemetry messaging

@@ -1,6 +1,6 @@
 using System.Diagnostics.Metrics;
 
-namespace PriorityAsync.Messaging;
+namespace PriorityAsync.MessagePump;
 
 /// <summary>The instruments of one <c>PriorityAsync.MessagePump</c> meter: the shared static one, or one a factory made.</summary>
 internal sealed class PumpInstruments

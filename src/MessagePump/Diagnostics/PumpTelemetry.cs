@@ -1,6 +1,6 @@
 using System.Diagnostics;
 
-namespace PriorityAsync.Messaging;
+namespace PriorityAsync.MessagePump;
 
 /// <summary>
 /// One pump's metrics and spans: its instruments, and the tags every measurement carries (the pump's name, the

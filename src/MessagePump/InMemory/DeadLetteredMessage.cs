@@ -1,4 +1,4 @@
-namespace PriorityAsync.Messaging;
+namespace PriorityAsync.MessagePump;
 
 /// <summary>A message in the dead-letter queue of an <see cref="InMemoryQueue"/>.</summary>
 /// <param name="MessageId">The message's identifier.</param>

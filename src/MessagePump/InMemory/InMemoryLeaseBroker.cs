@@ -1,6 +1,6 @@
 using System.Collections.Concurrent;
 
-namespace PriorityAsync.Messaging;
+namespace PriorityAsync.MessagePump;
 
 /// <summary>
 /// An in-memory message broker with leases, the embedded default transport: each queue locks a received message for

@@ -1,4 +1,4 @@
-namespace PriorityAsync.Messaging;
+namespace PriorityAsync.MessagePump;
 
 /// <summary>One delivery of a message of an <see cref="InMemoryQueue"/>, holding its lock token.</summary>
 public sealed class InMemoryMessage : ILeasedMessage

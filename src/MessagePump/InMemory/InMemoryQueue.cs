@@ -1,7 +1,7 @@
 using System.Collections.ObjectModel;
 using System.Diagnostics.CodeAnalysis;
 
-namespace PriorityAsync.Messaging;
+namespace PriorityAsync.MessagePump;
 
 /// <summary>
 /// One queue of an <see cref="InMemoryLeaseBroker"/>: a real lease broker in memory. A receive locks the oldest

@@ -1,6 +1,6 @@
 using System.Diagnostics.CodeAnalysis;
 
-namespace PriorityAsync.Messaging;
+namespace PriorityAsync.MessagePump;
 
 /// <summary>Options of one <see cref="InMemoryQueue"/>: its lease rules and optional fault injection.</summary>
 public sealed class InMemoryQueueOptions

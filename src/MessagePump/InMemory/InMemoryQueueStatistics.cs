@@ -1,4 +1,4 @@
-namespace PriorityAsync.Messaging;
+namespace PriorityAsync.MessagePump;
 
 /// <summary>
 /// A consistent snapshot of an <see cref="InMemoryQueue"/>'s accounting, taken under the queue's lock after expired

@@ -1,6 +1,6 @@
 using System.Diagnostics.CodeAnalysis;
 
-namespace PriorityAsync.Messaging;
+namespace PriorityAsync.MessagePump;
 
 /// <summary>
 /// <c>WhenAny</c>/<c>WhenAll</c> for the pump's lanes. <see cref="Task.WhenAny(Task[])"/> and

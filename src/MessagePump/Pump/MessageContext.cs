@@ -1,18 +1,18 @@
 using System.Diagnostics.CodeAnalysis;
 
-namespace PriorityAsync.Messaging;
+namespace PriorityAsync.MessagePump;
 
 /// <summary>
-/// What a <see cref="MessagePump"/> handler gets with each message: the message, the state of its lease, and the
+/// What a <see cref="PriorityMessagePump"/> handler gets with each message: the message, the state of its lease, and the
 /// scheduler's lanes, so that CPU-heavy handlers can check <see cref="ShouldYield"/> and <c>await</c>
 /// <see cref="PriorityScheduler.YieldIfNeeded"/> to let lease renewals run.
 /// </summary>
 [SuppressMessage("Design", "CA1001:Types that own disposable fields should be disposable", Justification = "A public type handed to handlers: adding IDisposable would change the public API and invite a handler to dispose what the pump owns. Its CancellationTokenSources are plain ones (no timer, not linked), so they hold nothing that needs releasing and are collected with the context.")]
 public sealed partial class MessageContext
 {
-    private readonly MessagePump _pump;
+    private readonly PriorityMessagePump _pump;
 
-    internal MessageContext(MessagePump pump, ILeasedMessage message)
+    internal MessageContext(PriorityMessagePump pump, ILeasedMessage message)
     {
         _pump = pump;
         Message = message;

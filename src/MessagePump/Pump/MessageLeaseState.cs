@@ -1,6 +1,6 @@
-namespace PriorityAsync.Messaging;
+namespace PriorityAsync.MessagePump;
 
-/// <summary>The state of the lease on a message in a <see cref="MessagePump"/>.</summary>
+/// <summary>The state of the lease on a message in a <see cref="PriorityMessagePump"/>.</summary>
 public enum MessageLeaseState
 {
     /// <summary>The pump holds the lease and renews it.</summary>

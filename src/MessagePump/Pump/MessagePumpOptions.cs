@@ -1,9 +1,9 @@
 using System.Diagnostics.CodeAnalysis;
 using System.Diagnostics.Metrics;
 
-namespace PriorityAsync.Messaging;
+namespace PriorityAsync.MessagePump;
 
-/// <summary>Options of a <see cref="MessagePump"/>. Validated when the pump is created; an invalid value throws naming the option.</summary>
+/// <summary>Options of a <see cref="PriorityMessagePump"/>. Validated when the pump is created; an invalid value throws naming the option.</summary>
 public sealed class MessagePumpOptions
 {
     /// <summary>
@@ -56,7 +56,7 @@ public sealed class MessagePumpOptions
     public TimeSpan EmptyReceiveDelay { get; set; } = TimeSpan.FromSeconds(1);
 
     /// <summary>
-    /// Gets or sets how long <see cref="MessagePump.StopAsync"/> lets messages in flight finish before it cancels their
+    /// Gets or sets how long <see cref="PriorityMessagePump.StopAsync"/> lets messages in flight finish before it cancels their
     /// handlers and abandons them. Defaults to 30 s; zero or positive, or <see cref="Timeout.InfiniteTimeSpan"/>.
     /// </summary>
     public TimeSpan ShutdownTimeout { get; set; } = TimeSpan.FromSeconds(30);

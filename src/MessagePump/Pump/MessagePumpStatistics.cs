@@ -1,6 +1,6 @@
-namespace PriorityAsync.Messaging;
+namespace PriorityAsync.MessagePump;
 
-/// <summary>A snapshot of a <see cref="MessagePump"/>'s accounting, one outcome per delivery.</summary>
+/// <summary>A snapshot of a <see cref="PriorityMessagePump"/>'s accounting, one outcome per delivery.</summary>
 /// <remarks>
 /// Once the pump has stopped and every handler has returned,
 /// <c>Received == Completed + Abandoned + DeadLettered + LeasesLost + SettleFailures</c>.
@@ -16,11 +16,11 @@ public sealed record MessagePumpStatistics
     /// <summary>Gets how many messages the pump abandoned (handler failures and stop).</summary>
     public long Abandoned { get; init; }
 
-    /// <summary>Gets how many of the abandoned messages were abandoned by <see cref="MessagePump.StopAsync"/>.</summary>
+    /// <summary>Gets how many of the abandoned messages were abandoned by <see cref="PriorityMessagePump.StopAsync"/>.</summary>
     public long AbandonedAtStop { get; init; }
 
     /// <summary>
-    /// Gets how many messages <see cref="MessagePump.StopAsync"/> could not see settled: renewals had stopped and their
+    /// Gets how many messages <see cref="PriorityMessagePump.StopAsync"/> could not see settled: renewals had stopped and their
     /// settlement (the handler's complete, a dead-letter, or the stop path's own abandon) was still unanswered when
     /// their lock expired. Each is also counted in <see cref="LeasesLost"/>; the broker holds no lock for them and will
     /// deliver them again.
@@ -32,7 +32,7 @@ public sealed record MessagePumpStatistics
 
     /// <summary>
     /// Gets how many leases were lost (renewal or settlement found the lock gone, retries ran out of lock time, or a
-    /// settlement was still unanswered at its lock's expiry during <see cref="MessagePump.StopAsync"/>).
+    /// settlement was still unanswered at its lock's expiry during <see cref="PriorityMessagePump.StopAsync"/>).
     /// </summary>
     public long LeasesLost { get; init; }
 
@@ -50,7 +50,7 @@ public sealed record MessagePumpStatistics
 
     /// <summary>
     /// Gets how many messages are in flight now: received and not yet settled or given up. Zero once
-    /// <see cref="MessagePump.StopAsync"/> has returned, even while a handler that ignores its token still runs.
+    /// <see cref="PriorityMessagePump.StopAsync"/> has returned, even while a handler that ignores its token still runs.
     /// </summary>
     public int InFlight { get; init; }
 

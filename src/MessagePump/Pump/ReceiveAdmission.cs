@@ -1,4 +1,4 @@
-namespace PriorityAsync.Messaging;
+namespace PriorityAsync.MessagePump;
 
 /// <summary>
 /// How many messages the next receive asks for. The receive lane decides <em>when</em> to ask (only when nothing more

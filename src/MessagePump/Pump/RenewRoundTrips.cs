@@ -1,4 +1,4 @@
-namespace PriorityAsync.Messaging;
+namespace PriorityAsync.MessagePump;
 
 /// <summary>
 /// The renew round trips a pump has observed, over a sliding window of the last <see cref="Window"/> calls, and the

@@ -1,6 +1,6 @@
 using System.Collections.ObjectModel;
 
-namespace PriorityAsync.Messaging;
+namespace PriorityAsync.MessagePump;
 
 /// <summary>A message received under a lease, with the operations that renew and settle it.</summary>
 /// <remarks>
@@ -20,7 +20,7 @@ public interface ILeasedMessage
     /// ordinally, empty when the message has none (the default implementation, for adapters that carry none).
     /// </summary>
     /// <remarks>
-    /// A <see cref="MessagePump"/> reads the W3C trace context (<c>traceparent</c>, <c>tracestate</c>) here to link its
+    /// A <see cref="PriorityMessagePump"/> reads the W3C trace context (<c>traceparent</c>, <c>tracestate</c>) here to link its
     /// process span to the producer's; see <see cref="MessagePumpDiagnostics"/>. Strings rather than objects: trace
     /// propagators read and write strings, and every broker can carry them.
     /// </remarks>

@@ -1,4 +1,4 @@
-namespace PriorityAsync.Messaging;
+namespace PriorityAsync.MessagePump;
 
 /// <summary>
 /// A queue that hands out messages under a lease (a lock): the consumer must complete, abandon or dead-letter each
@@ -25,7 +25,7 @@ public interface IMessageSource
     /// <summary>
     /// Gets whether <see cref="CompleteBatchAsync"/> completes a batch in one broker call. <see langword="false"/> (the
     /// default) for a source with single calls only: its batch would answer only when the slowest of its calls has, so
-    /// a <see cref="MessagePump"/> completes each message with its own call instead.
+    /// a <see cref="PriorityMessagePump"/> completes each message with its own call instead.
     /// </summary>
     bool CompletesBatchesNatively => false;
 
@@ -34,14 +34,14 @@ public interface IMessageSource
     /// (for example <c>servicebus</c>, <c>rabbitmq</c>, <c>postgresql</c>). Defaults to
     /// <see cref="MessagePumpDiagnostics.UnknownSystem"/>.
     /// </summary>
-    /// <remarks>Read once, when a <see cref="MessagePump"/> is created, to tag its metrics and spans.</remarks>
+    /// <remarks>Read once, when a <see cref="PriorityMessagePump"/> is created, to tag its metrics and spans.</remarks>
     string MessagingSystem => MessagePumpDiagnostics.UnknownSystem;
 
     /// <summary>
     /// Gets the name of the queue the source reads from (OpenTelemetry's <c>messaging.destination.name</c>), or
     /// <see langword="null"/> (the default) when the source does not name it.
     /// </summary>
-    /// <remarks>Read once, when a <see cref="MessagePump"/> is created, to tag its metrics and spans.</remarks>
+    /// <remarks>Read once, when a <see cref="PriorityMessagePump"/> is created, to tag its metrics and spans.</remarks>
     string? DestinationName => null;
 
     /// <summary>Receives one message and locks it for the caller.</summary>

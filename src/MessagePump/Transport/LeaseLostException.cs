@@ -1,4 +1,4 @@
-namespace PriorityAsync.Messaging;
+namespace PriorityAsync.MessagePump;
 
 /// <summary>
 /// Thrown when a message's lease is no longer held: it expired, or the message was already settled. The broker may

@@ -1,4 +1,4 @@
-namespace PriorityAsync.Messaging;
+namespace PriorityAsync.MessagePump;
 
 /// <summary>The default batch operations of <see cref="IMessageSource"/>, built on its single-message calls.</summary>
 internal static class MessageSourceDefaults

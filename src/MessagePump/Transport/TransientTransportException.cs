@@ -1,4 +1,4 @@
-namespace PriorityAsync.Messaging;
+namespace PriorityAsync.MessagePump;
 
 /// <summary>
 /// Thrown by a transport when an operation failed in a way worth retrying (a timeout, a busy broker, a dropped

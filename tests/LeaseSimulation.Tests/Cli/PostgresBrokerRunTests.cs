@@ -1,6 +1,6 @@
 using System.Text.Json;
 using LeaseSimulation.Cli;
-using PriorityAsync.Messaging.PostgreSql.Tests.Support;
+using PriorityAsync.MessagePump.PostgreSql.Tests.Support;
 
 namespace LeaseSimulation.Tests.Cli;
 

@@ -1,9 +1,9 @@
 using Npgsql;
-using PriorityAsync.Messaging.PostgreSql.Internal;
-using PriorityAsync.Messaging.PostgreSql.Tests.Support;
+using PriorityAsync.MessagePump.PostgreSql.Internal;
+using PriorityAsync.MessagePump.PostgreSql.Tests.Support;
 using PriorityAsync.Tests.Shared;
 
-namespace PriorityAsync.Messaging.PostgreSql.Tests.Docs;
+namespace PriorityAsync.MessagePump.PostgreSql.Tests.Docs;
 
 /// <summary>docs/postgresql.md shows the schema the code creates and a quick start that compiles and runs, verbatim.</summary>
 public class PostgreSqlDocsTests

@@ -1,4 +1,4 @@
-namespace PriorityAsync.Messaging.PostgreSql.Tests.Docs;
+namespace PriorityAsync.MessagePump.PostgreSql.Tests.Docs;
 
 /// <summary>The quick start of docs/postgresql.md, compiled and run; <see cref="PostgreSqlDocsTests"/> keeps the two identical.</summary>
 internal static class QuickStartSample
@@ -12,7 +12,7 @@ internal static class QuickStartSample
 
         PriorityAsyncContext.Run(async () =>                                    // one thread
         {
-            await using var pump = new MessagePump(
+            await using var pump = new PriorityMessagePump(
                 orders,
                 async (context, cancellationToken) => await Task.Delay(5, cancellationToken),
                 PriorityScheduler.Current!);

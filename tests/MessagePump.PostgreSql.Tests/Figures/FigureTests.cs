@@ -1,8 +1,8 @@
 using System.Diagnostics;
-using PriorityAsync.Messaging.PostgreSql.Tests.Support;
+using PriorityAsync.MessagePump.PostgreSql.Tests.Support;
 using Xunit.Abstractions;
 
-namespace PriorityAsync.Messaging.PostgreSql.Tests.Figures;
+namespace PriorityAsync.MessagePump.PostgreSql.Tests.Figures;
 
 /// <summary>
 /// The figures of docs/postgresql.md, measured on the test server (printed; nothing about speed is asserted):
@@ -33,7 +33,7 @@ public class FigureTests(ITestOutputHelper output)
         MessagePumpStatistics? stats = null;
         PriorityAsyncContext.Run(async () =>
         {
-            await using var pump = new MessagePump(
+            await using var pump = new PriorityMessagePump(
                 queue,
                 (_, _) => Task.CompletedTask,
                 PriorityScheduler.Current!,

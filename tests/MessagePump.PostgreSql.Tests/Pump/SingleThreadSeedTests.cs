@@ -1,9 +1,9 @@
 using System.Collections.Concurrent;
-using PriorityAsync.Messaging.PostgreSql.Tests.Support;
-using PriorityAsync.Messaging.Tests.Pump;
+using PriorityAsync.MessagePump.PostgreSql.Tests.Support;
+using PriorityAsync.MessagePump.Tests.Pump;
 using Xunit.Abstractions;
 
-namespace PriorityAsync.Messaging.PostgreSql.Tests.Pump;
+namespace PriorityAsync.MessagePump.PostgreSql.Tests.Pump;
 
 /// <summary>
 /// The seed article's scenario on the real server, on ONE thread (<see cref="PriorityAsyncContext"/>) and the real
@@ -31,7 +31,7 @@ public class SingleThreadSeedTests(ITestOutputHelper output)
 
         PriorityAsyncContext.Run(async () =>
         {
-            await using var pump = new MessagePump(
+            await using var pump = new PriorityMessagePump(
                 queue,
                 async (context, cancellationToken) =>
                 {

@@ -1,6 +1,6 @@
 using System.Diagnostics;
 
-namespace PriorityAsync.Messaging.PostgreSql.Tests.ScaleOut;
+namespace PriorityAsync.MessagePump.PostgreSql.Tests.ScaleOut;
 
 /// <summary>The consumer sample's command line (System.CommandLine, like the other samples): no server needed.</summary>
 public class ConsumerCommandLineTests

@@ -2,7 +2,7 @@ using System.Collections.Concurrent;
 using System.Diagnostics;
 using PriorityAsync.Tests.Shared;
 
-namespace PriorityAsync.Messaging.PostgreSql.Tests.ScaleOut;
+namespace PriorityAsync.MessagePump.PostgreSql.Tests.ScaleOut;
 
 /// <summary>One <c>samples/PostgreSqlConsumer</c> process, with its output lines collected.</summary>
 internal sealed class ConsumerProcess : IDisposable

@@ -1,8 +1,8 @@
 using Npgsql;
-using PriorityAsync.Messaging.PostgreSql.Tests.Support;
+using PriorityAsync.MessagePump.PostgreSql.Tests.Support;
 using Xunit.Abstractions;
 
-namespace PriorityAsync.Messaging.PostgreSql.Tests.ScaleOut;
+namespace PriorityAsync.MessagePump.PostgreSql.Tests.ScaleOut;
 
 /// <summary>
 /// Three consumer processes on one queue of 2,000 messages and 5 poison messages: one is killed with SIGKILL

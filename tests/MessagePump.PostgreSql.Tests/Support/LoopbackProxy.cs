@@ -1,7 +1,7 @@
 using System.Net;
 using System.Net.Sockets;
 
-namespace PriorityAsync.Messaging.PostgreSql.Tests.Support;
+namespace PriorityAsync.MessagePump.PostgreSql.Tests.Support;
 
 /// <summary>
 /// A TCP forwarder on 127.0.0.1 in front of the real server, so a test can make "the server" go away (every

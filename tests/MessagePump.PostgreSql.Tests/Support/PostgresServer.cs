@@ -1,6 +1,6 @@
 using Npgsql;
 
-namespace PriorityAsync.Messaging.PostgreSql.Tests.Support;
+namespace PriorityAsync.MessagePump.PostgreSql.Tests.Support;
 
 /// <summary>The PostgreSQL server the tests run against: the Npgsql connection string in <c>PRIORITYASYNC_POSTGRES</c>.</summary>
 internal static class PostgresServer

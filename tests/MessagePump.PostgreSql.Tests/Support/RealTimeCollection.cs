@@ -1,4 +1,4 @@
-namespace PriorityAsync.Messaging.PostgreSql.Tests.Support;
+namespace PriorityAsync.MessagePump.PostgreSql.Tests.Support;
 
 /// <summary>
 /// The real-clock scenarios (CPU-heavy handlers, several processes, throughput figures): they run one at a time,

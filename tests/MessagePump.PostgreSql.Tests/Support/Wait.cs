@@ -1,4 +1,4 @@
-namespace PriorityAsync.Messaging.PostgreSql.Tests.Support;
+namespace PriorityAsync.MessagePump.PostgreSql.Tests.Support;
 
 /// <summary>Bounded waits that fail with a message.</summary>
 internal static class Wait

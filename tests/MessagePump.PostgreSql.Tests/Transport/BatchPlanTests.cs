@@ -1,9 +1,9 @@
 using Npgsql;
-using PriorityAsync.Messaging.PostgreSql.Internal;
-using PriorityAsync.Messaging.PostgreSql.Tests.Support;
+using PriorityAsync.MessagePump.PostgreSql.Internal;
+using PriorityAsync.MessagePump.PostgreSql.Tests.Support;
 using Xunit.Abstractions;
 
-namespace PriorityAsync.Messaging.PostgreSql.Tests.Transport;
+namespace PriorityAsync.MessagePump.PostgreSql.Tests.Transport;
 
 /// <summary>
 /// The batch complete's plan, in a database of its own whose queue table has the statistics a queue table usually has:

@@ -1,8 +1,8 @@
 using System.Diagnostics;
-using PriorityAsync.Messaging.PostgreSql.Tests.Support;
+using PriorityAsync.MessagePump.PostgreSql.Tests.Support;
 using Xunit.Abstractions;
 
-namespace PriorityAsync.Messaging.PostgreSql.Tests.Transport;
+namespace PriorityAsync.MessagePump.PostgreSql.Tests.Transport;
 
 /// <summary>
 /// The native batch calls of <see cref="PostgreSqlQueue"/>: a batch receive is one receive statement (waiting like the
@@ -198,7 +198,7 @@ public class BatchTests(ITestOutputHelper output)
         nullItem.ParamName.Should().Be("messages");
         nullItem.Message.Should().Contain("index 1");
 
-        // The check is a copy of the abstraction's (internal to the MessagePump assembly): the same messages as the
+        // The check is a copy of the abstraction's (internal to the PriorityAsync.MessagePump assembly): the same messages as the
         // in-memory queue, which uses the original.
         var inMemory = new InMemoryLeaseBroker().CreateQueue("orders");
         inMemory.Send(new byte[] { 1 });

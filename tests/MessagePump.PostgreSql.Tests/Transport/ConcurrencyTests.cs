@@ -1,7 +1,7 @@
 using System.Collections.Concurrent;
-using PriorityAsync.Messaging.PostgreSql.Tests.Support;
+using PriorityAsync.MessagePump.PostgreSql.Tests.Support;
 
-namespace PriorityAsync.Messaging.PostgreSql.Tests.Transport;
+namespace PriorityAsync.MessagePump.PostgreSql.Tests.Transport;
 
 /// <summary>Competing receivers, on separate connection pools as separate processes would be, never get the same message.</summary>
 public class ConcurrencyTests

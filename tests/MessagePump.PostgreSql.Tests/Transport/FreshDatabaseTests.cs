@@ -1,7 +1,7 @@
 using Npgsql;
-using PriorityAsync.Messaging.PostgreSql.Tests.Support;
+using PriorityAsync.MessagePump.PostgreSql.Tests.Support;
 
-namespace PriorityAsync.Messaging.PostgreSql.Tests.Transport;
+namespace PriorityAsync.MessagePump.PostgreSql.Tests.Transport;
 
 /// <summary>A database of its own, without the schema: opening a queue says so, and concurrent migrations do not race.</summary>
 public class FreshDatabaseTests

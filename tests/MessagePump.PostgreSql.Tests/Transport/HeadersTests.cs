@@ -1,8 +1,8 @@
 using Npgsql;
-using PriorityAsync.Messaging.PostgreSql.Internal;
-using PriorityAsync.Messaging.PostgreSql.Tests.Support;
+using PriorityAsync.MessagePump.PostgreSql.Internal;
+using PriorityAsync.MessagePump.PostgreSql.Tests.Support;
 
-namespace PriorityAsync.Messaging.PostgreSql.Tests.Transport;
+namespace PriorityAsync.MessagePump.PostgreSql.Tests.Transport;
 
 /// <summary>Headers are stored in the <c>headers</c> column, read back on receive, and the column is added to an older schema.</summary>
 public class HeadersTests

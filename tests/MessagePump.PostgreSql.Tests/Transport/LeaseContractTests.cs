@@ -1,6 +1,6 @@
-using PriorityAsync.Messaging.PostgreSql.Tests.Support;
+using PriorityAsync.MessagePump.PostgreSql.Tests.Support;
 
-namespace PriorityAsync.Messaging.PostgreSql.Tests.Transport;
+namespace PriorityAsync.MessagePump.PostgreSql.Tests.Transport;
 
 /// <summary>The transport's lease contract on the real server: fencing, expiry, abandon, dead-letter, exact durations.</summary>
 public class LeaseContractTests

@@ -1,10 +1,10 @@
 using System.Collections.Concurrent;
 using Npgsql;
-using PriorityAsync.Messaging.PostgreSql.Internal;
-using PriorityAsync.Messaging.PostgreSql.Tests.Support;
+using PriorityAsync.MessagePump.PostgreSql.Internal;
+using PriorityAsync.MessagePump.PostgreSql.Tests.Support;
 using Xunit.Abstractions;
 
-namespace PriorityAsync.Messaging.PostgreSql.Tests.Transport;
+namespace PriorityAsync.MessagePump.PostgreSql.Tests.Transport;
 
 /// <summary>A server that goes away mid-run: calls fail with <see cref="TransientTransportException"/> and nothing is lost.</summary>
 [Collection(RealTimeCollection.Name)]
@@ -56,7 +56,7 @@ public class ServerFailureTests(ITestOutputHelper output)
         var handled = new ConcurrentDictionary<string, int>();
 
         await using var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = 2 });
-        await using var pump = new MessagePump(
+        await using var pump = new PriorityMessagePump(
             queue,
             async (context, cancellationToken) =>
             {

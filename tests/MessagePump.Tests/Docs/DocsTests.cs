@@ -1,6 +1,6 @@
 using PriorityAsync.Tests.Shared;
 
-namespace PriorityAsync.Messaging.Tests.Docs;
+namespace PriorityAsync.MessagePump.Tests.Docs;
 
 public class DocsTests
 {

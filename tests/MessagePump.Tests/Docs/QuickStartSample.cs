@@ -1,4 +1,4 @@
-namespace PriorityAsync.Messaging.Tests.Docs;
+namespace PriorityAsync.MessagePump.Tests.Docs;
 
 /// <summary>The quick start of docs/message-pump.md, compiled and run; <see cref="DocsTests"/> keeps the two identical.</summary>
 internal static class QuickStartSample
@@ -14,7 +14,7 @@ internal static class QuickStartSample
         }
 
         await using var scheduler = new PriorityTaskScheduler();
-        await using var pump = new MessagePump(
+        await using var pump = new PriorityMessagePump(
             orders,
             async (context, cancellationToken) =>
             {

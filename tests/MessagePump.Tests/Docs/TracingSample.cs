@@ -1,7 +1,7 @@
 using System.Collections.Concurrent;
 using System.Diagnostics;
 
-namespace PriorityAsync.Messaging.Tests.Docs;
+namespace PriorityAsync.MessagePump.Tests.Docs;
 
 /// <summary>The tracing example of docs/message-pump.md, compiled and run; <see cref="DocsTests"/> keeps the two identical.</summary>
 internal static class TracingSample
@@ -33,7 +33,7 @@ internal static class TracingSample
         // </tracing>
 
         await using var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = 1 });
-        await using (var pump = new MessagePump(queue, (_, _) => Task.CompletedTask, scheduler, new MessagePumpOptions { Name = "tracing-sample" }))
+        await using (var pump = new PriorityMessagePump(queue, (_, _) => Task.CompletedTask, scheduler, new MessagePumpOptions { Name = "tracing-sample" }))
         {
             await pump.StartAsync();
             while (queue.GetStatistics().Completed < 1)

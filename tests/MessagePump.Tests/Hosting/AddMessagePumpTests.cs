@@ -1,9 +1,9 @@
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
-using PriorityAsync.Messaging.Hosting;
-using PriorityAsync.Messaging.Tests.Pump;
+using PriorityAsync.MessagePump.Hosting;
+using PriorityAsync.MessagePump.Tests.Pump;
 
-namespace PriorityAsync.Messaging.Tests.Hosting;
+namespace PriorityAsync.MessagePump.Tests.Hosting;
 
 public class AddMessagePumpTests
 {

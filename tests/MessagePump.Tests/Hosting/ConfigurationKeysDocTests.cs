@@ -5,7 +5,7 @@ using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Options;
 using PriorityAsync.Tests.Shared;
 
-namespace PriorityAsync.Messaging.Tests.Hosting;
+namespace PriorityAsync.MessagePump.Tests.Hosting;
 
 /// <summary>The configuration keys table of docs/message-pump.md lists every option that configuration can set, and each binds.</summary>
 public partial class ConfigurationKeysDocTests

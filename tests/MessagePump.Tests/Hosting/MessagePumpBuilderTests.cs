@@ -3,10 +3,10 @@ using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Options;
-using PriorityAsync.Messaging.Hosting;
-using PriorityAsync.Messaging.Tests.Pump;
+using PriorityAsync.MessagePump.Hosting;
+using PriorityAsync.MessagePump.Tests.Pump;
 
-namespace PriorityAsync.Messaging.Tests.Hosting;
+namespace PriorityAsync.MessagePump.Tests.Hosting;
 
 public class MessagePumpBuilderTests
 {

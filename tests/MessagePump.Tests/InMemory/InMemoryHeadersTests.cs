@@ -1,4 +1,4 @@
-namespace PriorityAsync.Messaging.Tests.InMemory;
+namespace PriorityAsync.MessagePump.Tests.InMemory;
 
 /// <summary>Headers sent with an <see cref="InMemoryQueue"/> message come back on every delivery.</summary>
 public class InMemoryHeadersTests

@@ -1,6 +1,6 @@
 using System.Collections.Concurrent;
 
-namespace PriorityAsync.Messaging.Tests.InMemory;
+namespace PriorityAsync.MessagePump.Tests.InMemory;
 
 public class InMemoryQueueConcurrencyTests
 {

@@ -1,4 +1,4 @@
-namespace PriorityAsync.Messaging.Tests.InMemory;
+namespace PriorityAsync.MessagePump.Tests.InMemory;
 
 public class InMemoryQueueOptionsTests
 {

@@ -1,6 +1,6 @@
 using System.Text;
 
-namespace PriorityAsync.Messaging.Tests.InMemory;
+namespace PriorityAsync.MessagePump.Tests.InMemory;
 
 public class InMemoryQueueTests
 {

@@ -1,4 +1,4 @@
-namespace PriorityAsync.Messaging.Tests.Pump;
+namespace PriorityAsync.MessagePump.Tests.Pump;
 
 /// <summary>
 /// Admission by spare capacity (docs/message-pump.md, "Admission"): on one thread and virtual time, the number of
@@ -76,7 +76,7 @@ public class AdmissionTests
         var elapsed = TimeSpan.Zero;
         VirtualRun.Run(clock, async scheduler =>
         {
-            var pump = new MessagePump(
+            var pump = new PriorityMessagePump(
                 queue,
                 async (context, token) =>
                 {

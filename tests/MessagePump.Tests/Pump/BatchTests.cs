@@ -1,4 +1,4 @@
-namespace PriorityAsync.Messaging.Tests.Pump;
+namespace PriorityAsync.MessagePump.Tests.Pump;
 
 /// <summary>
 /// Batches (docs/message-pump.md): every message of a receive batch gets its lease keeper at the answer, ahead of
@@ -31,7 +31,7 @@ public class BatchTests
         {
             var processing = scheduler.GetLane(LanePriority.Processing);
             var source = new BurstOnLargeAnswer(queue, processing, clock, answers);
-            var pump = new MessagePump(source, (_, _) => Task.CompletedTask, scheduler, logger: new StartRecorder(clock, starts));
+            var pump = new PriorityMessagePump(source, (_, _) => Task.CompletedTask, scheduler, logger: new StartRecorder(clock, starts));
             await pump.StartAsync();
             await VirtualRun.WaitUntilAsync(() => queue.GetStatistics().Completed == 60, clock, TimeSpan.FromMinutes(10), TimeSpan.FromMilliseconds(10));
             await pump.StopAsync();
@@ -125,7 +125,7 @@ public class BatchTests
         MessagePumpStatistics? stats = null;
         VirtualRun.Run(clock, async scheduler =>
         {
-            var pump = new MessagePump(new Oversized(queue), (_, _) => Task.CompletedTask, scheduler, logger: logger);
+            var pump = new PriorityMessagePump(new Oversized(queue), (_, _) => Task.CompletedTask, scheduler, logger: logger);
             await pump.StartAsync();
             await VirtualRun.WaitUntilAsync(() => queue.GetStatistics().Completed == 9, clock, TimeSpan.FromMinutes(1));
             await pump.StopAsync();
@@ -151,7 +151,7 @@ public class BatchTests
         MessagePumpStatistics? stats = null;
         VirtualRun.Run(clock, async scheduler =>
         {
-            var pump = new MessagePump(new ShortOutcomes(queue), (_, _) => Task.CompletedTask, scheduler, logger: logger);
+            var pump = new PriorityMessagePump(new ShortOutcomes(queue), (_, _) => Task.CompletedTask, scheduler, logger: logger);
             await pump.StartAsync();
             await VirtualRun.WaitUntilAsync(() => queue.GetStatistics().Completed == 20, clock, TimeSpan.FromMinutes(1), TimeSpan.FromMilliseconds(10));
             await pump.StopAsync();

@@ -1,6 +1,6 @@
 using Xunit.Abstractions;
 
-namespace PriorityAsync.Messaging.Tests.Pump;
+namespace PriorityAsync.MessagePump.Tests.Pump;
 
 /// <summary>
 /// The broker-latency table of the issue, on one thread and virtual time (the seed's shape, time-scaled: 40 messages
@@ -34,7 +34,7 @@ public class BrokerLatencyTests(ITestOutputHelper output)
         MessagePumpStatistics? stats = null;
         VirtualRun.Run(clock, async scheduler =>
         {
-            var pump = new MessagePump(
+            var pump = new PriorityMessagePump(
                 queue,
                 async (context, token) =>
                 {
@@ -85,7 +85,7 @@ public class BrokerLatencyTests(ITestOutputHelper output)
         }
 
         var logger = new ListLogger();
-        var pump = new MessagePump(
+        var pump = new PriorityMessagePump(
             queue,
             async (context, token) =>
             {

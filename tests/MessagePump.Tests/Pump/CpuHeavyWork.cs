@@ -1,4 +1,4 @@
-namespace PriorityAsync.Messaging.Tests.Pump;
+namespace PriorityAsync.MessagePump.Tests.Pump;
 
 /// <summary>
 /// The seed article's message work: <see cref="Steps"/> iterations of a CPU-bound step (the thread is held while the

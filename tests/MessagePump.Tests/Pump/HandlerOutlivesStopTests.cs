@@ -1,4 +1,4 @@
-namespace PriorityAsync.Messaging.Tests.Pump;
+namespace PriorityAsync.MessagePump.Tests.Pump;
 
 /// <summary>
 /// A handler that ignores its token and outlives StopAsync and its scheduler's disposal: the pump's books say nothing
@@ -20,7 +20,7 @@ public class HandlerOutlivesStopTests
         var started = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         var release = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         var resumed = new TaskCompletionSource<bool>(TaskCreationOptions.RunContinuationsAsynchronously);
-        var pump = new MessagePump(
+        var pump = new PriorityMessagePump(
             queue,
             async (_, _) =>
             {

@@ -1,6 +1,6 @@
 using Microsoft.Extensions.Logging;
 
-namespace PriorityAsync.Messaging.Tests.Pump;
+namespace PriorityAsync.MessagePump.Tests.Pump;
 
 /// <summary>
 /// The bound of docs/message-pump.md: from the broker's answer to a receive to the start of the message's lease keeper,
@@ -34,7 +34,7 @@ public class LeaseFromTheAnswerTests
         VirtualRun.Run(clock, async scheduler =>
         {
             var source = new BurstOnAnswer(queue, scheduler.GetLane(LanePriority.Processing), clock, answers);
-            var pump = new MessagePump(source, (_, _) => Task.CompletedTask, scheduler, new MessagePumpOptions { MaxInFlight = 1 }, starts);
+            var pump = new PriorityMessagePump(source, (_, _) => Task.CompletedTask, scheduler, new MessagePumpOptions { MaxInFlight = 1 }, starts);
             await pump.StartAsync();
             await VirtualRun.WaitUntilAsync(() => queue.GetStatistics().Completed == 5, clock, TimeSpan.FromMinutes(10));
             await pump.StopAsync();

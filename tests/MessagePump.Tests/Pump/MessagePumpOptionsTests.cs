@@ -1,4 +1,4 @@
-namespace PriorityAsync.Messaging.Tests.Pump;
+namespace PriorityAsync.MessagePump.Tests.Pump;
 
 public class MessagePumpOptionsTests
 {
@@ -29,7 +29,7 @@ public class MessagePumpOptionsTests
         using var context = new PriorityAsyncContext();
         var queue = new InMemoryLeaseBroker().CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(30) });
 
-        var create = () => new MessagePump(queue, Handler, context, options);
+        var create = () => new PriorityMessagePump(queue, Handler, context, options);
 
         create.Should().Throw<ArgumentException>().WithParameterName(option);
     }
@@ -40,9 +40,9 @@ public class MessagePumpOptionsTests
         using var context = new PriorityAsyncContext();
         var queue = new InMemoryLeaseBroker().CreateQueue("q");
 
-        FluentActions.Invoking(() => new MessagePump(null!, Handler, context)).Should().Throw<ArgumentNullException>().WithParameterName("source");
-        FluentActions.Invoking(() => new MessagePump(queue, null!, context)).Should().Throw<ArgumentNullException>().WithParameterName("handler");
-        FluentActions.Invoking(() => new MessagePump(queue, Handler, null!)).Should().Throw<ArgumentNullException>().WithParameterName("scheduler");
+        FluentActions.Invoking(() => new PriorityMessagePump(null!, Handler, context)).Should().Throw<ArgumentNullException>().WithParameterName("source");
+        FluentActions.Invoking(() => new PriorityMessagePump(queue, null!, context)).Should().Throw<ArgumentNullException>().WithParameterName("handler");
+        FluentActions.Invoking(() => new PriorityMessagePump(queue, Handler, null!)).Should().Throw<ArgumentNullException>().WithParameterName("scheduler");
     }
 
     [Fact]
@@ -52,7 +52,7 @@ public class MessagePumpOptionsTests
         var queue = new InMemoryLeaseBroker().CreateQueue("q");
         var options = new MessagePumpOptions { Name = "orders" };
 
-        var pump = new MessagePump(queue, Handler, context, options);
+        var pump = new PriorityMessagePump(queue, Handler, context, options);
         options.Name = "changed";
         options.MaxInFlight = 99;
 
@@ -70,7 +70,7 @@ public class MessagePumpOptionsTests
         using var context = new PriorityAsyncContext();
         var queue = new InMemoryLeaseBroker().CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(30) });
 
-        var create = () => new MessagePump(queue, Handler, context, new MessagePumpOptions { LockRenewalBuffer = TimeSpan.FromSeconds(29), ShutdownTimeout = Timeout.InfiniteTimeSpan });
+        var create = () => new PriorityMessagePump(queue, Handler, context, new MessagePumpOptions { LockRenewalBuffer = TimeSpan.FromSeconds(29), ShutdownTimeout = Timeout.InfiniteTimeSpan });
 
         create.Should().NotThrow();
     }

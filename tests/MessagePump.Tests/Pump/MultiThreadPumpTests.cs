@@ -1,6 +1,6 @@
 using System.Collections.Concurrent;
 
-namespace PriorityAsync.Messaging.Tests.Pump;
+namespace PriorityAsync.MessagePump.Tests.Pump;
 
 /// <summary>The pump on a multi-thread <see cref="PriorityTaskScheduler"/> in real time. Asserts outcomes only, never timings.</summary>
 public class MultiThreadPumpTests
@@ -22,7 +22,7 @@ public class MultiThreadPumpTests
 
         var handled = new ConcurrentBag<string>();
         var wrongLane = 0;
-        var pump = new MessagePump(
+        var pump = new PriorityMessagePump(
             queue,
             async (context, cancellationToken) =>
             {
@@ -71,7 +71,7 @@ public class MultiThreadPumpTests
             queue.Send(BitConverter.GetBytes(i));
         }
 
-        var pump = new MessagePump(
+        var pump = new PriorityMessagePump(
             queue,
             (context, cancellationToken) => Task.Delay(TimeSpan.FromSeconds(1.6), context.TimeProvider, cancellationToken),
             scheduler,

@@ -1,4 +1,4 @@
-namespace PriorityAsync.Messaging.Tests.Pump;
+namespace PriorityAsync.MessagePump.Tests.Pump;
 
 /// <summary>
 /// The seed article's consumer: no lanes (everything in one FIFO lane), greedy receive, a lease keeper that renews

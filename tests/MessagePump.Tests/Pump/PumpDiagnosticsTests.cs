@@ -2,7 +2,7 @@ using System.Collections.Concurrent;
 using System.Diagnostics.Metrics;
 using Microsoft.Extensions.Logging;
 
-namespace PriorityAsync.Messaging.Tests.Pump;
+namespace PriorityAsync.MessagePump.Tests.Pump;
 
 /// <summary>The PriorityAsync.MessagePump meter and the log event ids.</summary>
 public class PumpDiagnosticsTests
@@ -50,7 +50,7 @@ public class PumpDiagnosticsTests
         var logger = new ListLogger();
         VirtualRun.Run(clock, async scheduler =>
         {
-            await using var pump = new MessagePump(
+            await using var pump = new PriorityMessagePump(
                 queue,
                 async (context, cancellationToken) =>
                 {

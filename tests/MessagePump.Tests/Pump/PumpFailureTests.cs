@@ -1,7 +1,7 @@
 using System.Collections.Concurrent;
 using Xunit.Abstractions;
 
-namespace PriorityAsync.Messaging.Tests.Pump;
+namespace PriorityAsync.MessagePump.Tests.Pump;
 
 /// <summary>Handler exceptions, transient transport failures and dead-lettering, with exact accounting.</summary>
 public class PumpFailureTests(ITestOutputHelper output)
@@ -21,7 +21,7 @@ public class PumpFailureTests(ITestOutputHelper output)
         MessagePumpStatistics? stats = null;
         VirtualRun.Run(clock, async scheduler =>
         {
-            await using var pump = new MessagePump(
+            await using var pump = new PriorityMessagePump(
                 queue,
                 async (context, cancellationToken) =>
                 {
@@ -114,7 +114,7 @@ public class PumpFailureTests(ITestOutputHelper output)
         MessagePumpStatistics? stats = null;
         VirtualRun.Run(clock, async scheduler =>
         {
-            await using var pump = new MessagePump(
+            await using var pump = new PriorityMessagePump(
                 queue,
                 async (context, cancellationToken) =>
                 {
@@ -143,7 +143,7 @@ public class PumpFailureTests(ITestOutputHelper output)
         MessagePumpStatistics? stats = null;
         VirtualRun.Run(clock, async scheduler =>
         {
-            await using var pump = new MessagePump(
+            await using var pump = new PriorityMessagePump(
                 queue,
                 async (context, cancellationToken) =>
                 {
@@ -185,7 +185,7 @@ public class PumpFailureTests(ITestOutputHelper output)
         MessagePumpStatistics? stats = null;
         VirtualRun.Run(clock, async scheduler =>
         {
-            await using var pump = new MessagePump(
+            await using var pump = new PriorityMessagePump(
                 queue,
                 async (context, _) =>
                 {

@@ -1,4 +1,4 @@
-namespace PriorityAsync.Messaging.Tests.Pump;
+namespace PriorityAsync.MessagePump.Tests.Pump;
 
 /// <summary>Starting after disposal, and options whose values would overflow date or timer arithmetic later.</summary>
 public class PumpLifecycleInputTests
@@ -7,7 +7,7 @@ public class PumpLifecycleInputTests
     public async Task StartAsync_AfterDispose_ThrowsObjectDisposedException()
     {
         await using var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = 1 });
-        var pump = new MessagePump(new InMemoryLeaseBroker().CreateQueue("q"), (_, _) => Task.CompletedTask, scheduler);
+        var pump = new PriorityMessagePump(new InMemoryLeaseBroker().CreateQueue("q"), (_, _) => Task.CompletedTask, scheduler);
         await pump.DisposeAsync();
 
         await pump.Invoking(p => p.StartAsync()).Should().ThrowExactlyAsync<ObjectDisposedException>();
@@ -17,7 +17,7 @@ public class PumpLifecycleInputTests
     public async Task StartAsync_OnADisposedScheduler_ThrowsObjectDisposedException_Unwrapped_AndLeavesThePumpStoppable()
     {
         var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = 1 });
-        var pump = new MessagePump(new InMemoryLeaseBroker().CreateQueue("q"), (_, _) => Task.CompletedTask, scheduler);
+        var pump = new PriorityMessagePump(new InMemoryLeaseBroker().CreateQueue("q"), (_, _) => Task.CompletedTask, scheduler);
         await scheduler.DisposeAsync();
 
         await pump.Invoking(p => p.StartAsync()).Should().ThrowExactlyAsync<ObjectDisposedException>();
@@ -34,7 +34,7 @@ public class PumpLifecycleInputTests
             ReservedWorkerCount = 0,
         });
 
-        var pump = new MessagePump(new InMemoryLeaseBroker().CreateQueue("q"), (_, _) => Task.CompletedTask, scheduler);
+        var pump = new PriorityMessagePump(new InMemoryLeaseBroker().CreateQueue("q"), (_, _) => Task.CompletedTask, scheduler);
 
         pump.MaxInFlight.Should().Be(PriorityTaskSchedulerOptions.MaxWorkerCount * MessagePumpOptions.DefaultInFlightPerWorker);
     }
@@ -62,7 +62,7 @@ public class PumpLifecycleInputTests
         var options = new MessagePumpOptions();
         typeof(MessagePumpOptions).GetProperty(option)!.SetValue(options, TimeSpan.MaxValue);
 
-        var create = () => new MessagePump(new InMemoryLeaseBroker().CreateQueue("q"), (_, _) => Task.CompletedTask, scheduler, options);
+        var create = () => new PriorityMessagePump(new InMemoryLeaseBroker().CreateQueue("q"), (_, _) => Task.CompletedTask, scheduler, options);
 
         create.Should().Throw<ArgumentOutOfRangeException>().Which.ParamName.Should().Be(option);
     }

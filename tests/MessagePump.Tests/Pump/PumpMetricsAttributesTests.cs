@@ -1,7 +1,7 @@
 using System.Collections.Concurrent;
 using System.Diagnostics.Metrics;
 
-namespace PriorityAsync.Messaging.Tests.Pump;
+namespace PriorityAsync.MessagePump.Tests.Pump;
 
 /// <summary>The OpenTelemetry messaging attributes on the pump's instruments, and meters made by an <see cref="IMeterFactory"/>.</summary>
 public class PumpMetricsAttributesTests
@@ -119,7 +119,7 @@ public class PumpMetricsAttributesTests
         queue.Send(new byte[] { 2 }, "m1");
         VirtualRun.Run(clock, async scheduler =>
         {
-            await using var pump = new MessagePump(
+            await using var pump = new PriorityMessagePump(
                 queue,
                 async (context, cancellationToken) =>
                 {

@@ -1,4 +1,4 @@
-namespace PriorityAsync.Messaging.Tests.Pump;
+namespace PriorityAsync.MessagePump.Tests.Pump;
 
 /// <summary>StopAsync: stop receiving, let messages in flight finish within the timeout, abandon the rest; nothing left locked.</summary>
 public class PumpStopTests
@@ -12,7 +12,7 @@ public class PumpStopTests
         MessagePumpStatistics? stats = null;
         VirtualRun.Run(_clock, async scheduler =>
         {
-            var pump = new MessagePump(
+            var pump = new PriorityMessagePump(
                 queue,
                 (context, cancellationToken) => Task.Delay(TimeSpan.FromSeconds(5), context.TimeProvider, cancellationToken),
                 scheduler,
@@ -40,7 +40,7 @@ public class PumpStopTests
         var stoppedAfter = TimeSpan.Zero;
         VirtualRun.Run(_clock, async scheduler =>
         {
-            var pump = new MessagePump(
+            var pump = new PriorityMessagePump(
                 queue,
                 async (context, cancellationToken) =>
                 {
@@ -75,7 +75,7 @@ public class PumpStopTests
         var finishedHandlers = 0;
         VirtualRun.Run(_clock, async scheduler =>
         {
-            var pump = new MessagePump(
+            var pump = new PriorityMessagePump(
                 queue,
                 async (context, _) =>
                 {
@@ -103,7 +103,7 @@ public class PumpStopTests
         var stoppedAfter = TimeSpan.MaxValue;
         VirtualRun.Run(_clock, async scheduler =>
         {
-            var pump = new MessagePump(queue, (c, ct) => Task.Delay(TimeSpan.FromSeconds(100), c.TimeProvider, ct), scheduler);
+            var pump = new PriorityMessagePump(queue, (c, ct) => Task.Delay(TimeSpan.FromSeconds(100), c.TimeProvider, ct), scheduler);
             await pump.StartAsync();
             await Task.Delay(TimeSpan.FromSeconds(1), scheduler.TimeProvider);
             var start = _clock.Elapsed;
@@ -121,7 +121,7 @@ public class PumpStopTests
         var queue = CreateQueue(1);
         VirtualRun.Run(_clock, async scheduler =>
         {
-            var pump = new MessagePump(queue, (_, _) => Task.CompletedTask, scheduler);
+            var pump = new PriorityMessagePump(queue, (_, _) => Task.CompletedTask, scheduler);
             await pump.StartAsync();
             await pump.Invoking(p => p.StartAsync()).Should().ThrowAsync<InvalidOperationException>();
             var first = pump.StopAsync();
@@ -138,7 +138,7 @@ public class PumpStopTests
         var queue = CreateQueue(1);
         VirtualRun.Run(_clock, async scheduler =>
         {
-            await using var pump = new MessagePump(queue, (_, _) => Task.CompletedTask, scheduler);
+            await using var pump = new PriorityMessagePump(queue, (_, _) => Task.CompletedTask, scheduler);
             await pump.StopAsync();
         });
 

@@ -1,7 +1,7 @@
 using System.Collections.Concurrent;
 using System.Diagnostics;
 
-namespace PriorityAsync.Messaging.Tests.Pump;
+namespace PriorityAsync.MessagePump.Tests.Pump;
 
 /// <summary>
 /// The receive span of each non-empty receive and the process span of each delivery: parent and links from the
@@ -44,7 +44,7 @@ public class PumpTracingTests
         ActivityTraceId hostTrace = default;
         VirtualRun.Run(clock, async scheduler =>
         {
-            await using var pump = new MessagePump(
+            await using var pump = new PriorityMessagePump(
                 queue,
                 async (context, cancellationToken) =>
                 {
@@ -145,7 +145,7 @@ public class PumpTracingTests
 
         VirtualRun.Run(clock, async scheduler =>
         {
-            await using var pump = new MessagePump(new ThrowingHeadersSource(queue), (_, _) => Task.CompletedTask, scheduler, new MessagePumpOptions { Name = name });
+            await using var pump = new PriorityMessagePump(new ThrowingHeadersSource(queue), (_, _) => Task.CompletedTask, scheduler, new MessagePumpOptions { Name = name });
             await pump.StartAsync();
             await VirtualRun.WaitUntilAsync(() => queue.GetStatistics().Completed == 3, scheduler.TimeProvider, TimeSpan.FromHours(1));
         });

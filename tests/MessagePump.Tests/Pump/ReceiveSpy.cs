@@ -1,4 +1,4 @@
-namespace PriorityAsync.Messaging.Tests.Pump;
+namespace PriorityAsync.MessagePump.Tests.Pump;
 
 /// <summary>A source that checks, at every receive, that nothing more urgent was ready and the pump had spare capacity.</summary>
 internal sealed class ReceiveSpy(IMessageSource inner, PriorityScheduler scheduler) : IMessageSource
@@ -7,7 +7,7 @@ internal sealed class ReceiveSpy(IMessageSource inner, PriorityScheduler schedul
     private int _urgentWorkReady;
     private int _overCapacity;
 
-    public MessagePump? Pump { get; set; }
+    public PriorityMessagePump? Pump { get; set; }
 
     public int Receives => _receives;
 

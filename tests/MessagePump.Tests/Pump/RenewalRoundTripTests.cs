@@ -1,4 +1,4 @@
-namespace PriorityAsync.Messaging.Tests.Pump;
+namespace PriorityAsync.MessagePump.Tests.Pump;
 
 /// <summary>
 /// Renewal timing follows the renew round trips the pump observes. A 2 s lock whose renewals first take 100 ms, then
@@ -18,7 +18,7 @@ public class RenewalRoundTripTests
         MessagePumpStatistics? stats = null;
         VirtualRun.Run(clock, async scheduler =>
         {
-            var pump = new MessagePump(source, (context, token) => Task.Delay(TimeSpan.FromSeconds(20), context.TimeProvider, token), scheduler);
+            var pump = new PriorityMessagePump(source, (context, token) => Task.Delay(TimeSpan.FromSeconds(20), context.TimeProvider, token), scheduler);
             await pump.StartAsync();
             await VirtualRun.WaitUntilAsync(() => queue.GetStatistics().Completed == 1 || queue.GetStatistics().LeasesLost > 0, clock, TimeSpan.FromMinutes(5));
             await pump.StopAsync();

@@ -1,4 +1,4 @@
-namespace PriorityAsync.Messaging.Tests.Pump;
+namespace PriorityAsync.MessagePump.Tests.Pump;
 
 /// <summary>
 /// A source over an <see cref="InMemoryQueue"/> whose settle calls may never answer (a broker that went silent

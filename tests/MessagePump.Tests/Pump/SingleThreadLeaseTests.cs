@@ -1,7 +1,7 @@
 using System.Collections.Concurrent;
 using Xunit.Abstractions;
 
-namespace PriorityAsync.Messaging.Tests.Pump;
+namespace PriorityAsync.MessagePump.Tests.Pump;
 
 /// <summary>
 /// The seed article's scenario on ONE thread and virtual time: CPU-heavy handlers (1 s CPU + 1 s I/O, 20 times),
@@ -28,7 +28,7 @@ public class SingleThreadLeaseTests(ITestOutputHelper output)
         VirtualRun.Run(clock, async scheduler =>
         {
             spy = new ReceiveSpy(queue, scheduler);
-            await using var pump = new MessagePump(
+            await using var pump = new PriorityMessagePump(
                 spy,
                 async (context, cancellationToken) =>
                 {
@@ -99,7 +99,7 @@ public class SingleThreadLeaseTests(ITestOutputHelper output)
 
         VirtualRun.Run(clock, async scheduler =>
         {
-            await using var pump = new MessagePump(
+            await using var pump = new PriorityMessagePump(
                 queue,
                 async (context, cancellationToken) =>
                 {

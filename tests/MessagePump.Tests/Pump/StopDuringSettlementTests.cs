@@ -1,4 +1,4 @@
-namespace PriorityAsync.Messaging.Tests.Pump;
+namespace PriorityAsync.MessagePump.Tests.Pump;
 
 /// <summary>
 /// StopAsync while settlements are under way, on a broker that takes time to answer and fails some completes: it
@@ -37,7 +37,7 @@ public class StopDuringSettlementTests
             MessagePumpStatistics? stats = null;
             VirtualRun.Run(clock, async scheduler =>
             {
-                var pump = new MessagePump(
+                var pump = new PriorityMessagePump(
                     queue,
                     (context, token) => Task.Delay(work, context.TimeProvider, token),
                     scheduler,

@@ -1,6 +1,6 @@
 using Xunit.Abstractions;
 
-namespace PriorityAsync.Messaging.Tests.Pump;
+namespace PriorityAsync.MessagePump.Tests.Pump;
 
 /// <summary>
 /// StopAsync against a broker that stops answering settle calls: it returns within <c>ShutdownTimeout</c> plus the
@@ -63,7 +63,7 @@ public class StopWithSilentBrokerTests(ITestOutputHelper output)
         var result = new StopResult(logger);
         VirtualRun.Run(clock, async scheduler =>
         {
-            var pump = new MessagePump(source, handler, scheduler, new MessagePumpOptions { ShutdownTimeout = ShutdownTimeout }, logger);
+            var pump = new PriorityMessagePump(source, handler, scheduler, new MessagePumpOptions { ShutdownTimeout = ShutdownTimeout }, logger);
             await pump.StartAsync();
             await Task.Delay(TimeSpan.FromSeconds(5), scheduler.TimeProvider); // the keeper renews meanwhile (10 s before expiry)
             var start = clock.GetUtcNow();

@@ -1,4 +1,4 @@
-namespace PriorityAsync.Messaging.Tests.Pump;
+namespace PriorityAsync.MessagePump.Tests.Pump;
 
 /// <summary>Runs a scenario on one thread on virtual time, and waits on a clock.</summary>
 internal static class VirtualRun

@@ -1,11 +1,11 @@
 using System.Reflection;
-using PriorityAsync.Messaging;
+using PriorityAsync.MessagePump;
 using Xunit.Abstractions;
 
 namespace PriorityAsync.Reliability.Tests.BadInput;
 
 /// <summary>
-/// Every public constructor and method of PriorityAsync and MessagePump, found by reflection so that none is missed,
+/// Every public constructor and method of PriorityAsync and PriorityAsync.MessagePump, found by reflection so that none is missed,
 /// called with one bad argument at a time (null where null is not allowed, negative, zero, extreme, blank, a lane the
 /// scheduler lacks) and every other argument valid: the call succeeds, or it throws an <see cref="ArgumentException"/>
 /// naming that parameter — never a <see cref="NullReferenceException"/>, an overflow, a cast or index error, or an
@@ -28,7 +28,7 @@ public class BadInputTests(ITestOutputHelper output)
     };
 
     public static IEnumerable<MethodBase> PublicMembers() =>
-        new[] { typeof(PriorityScheduler).Assembly, typeof(MessagePump).Assembly }
+        new[] { typeof(PriorityScheduler).Assembly, typeof(PriorityMessagePump).Assembly }
             .SelectMany(a => a.GetExportedTypes())
             .Where(t => !t.IsInterface && !t.IsEnum && !typeof(Delegate).IsAssignableFrom(t) && !t.IsDefined(typeof(System.Runtime.CompilerServices.CompilerGeneratedAttribute)))
             .SelectMany(t => t.GetConstructors().Cast<MethodBase>()
@@ -184,7 +184,7 @@ public class BadInputTests(ITestOutputHelper output)
                 new PriorityAsyncContext(context).Dispose();
                 break;
             case MessagePumpOptions pump:
-                _ = new MessagePump(valid.Queue, (_, _) => Task.CompletedTask, valid.Scheduler, pump);
+                _ = new PriorityMessagePump(valid.Queue, (_, _) => Task.CompletedTask, valid.Scheduler, pump);
                 break;
             case InMemoryQueueOptions queue:
                 valid.Broker.CreateQueue($"q{Guid.NewGuid():N}", queue);

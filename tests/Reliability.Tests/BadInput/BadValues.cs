@@ -1,4 +1,4 @@
-using PriorityAsync.Messaging;
+using PriorityAsync.MessagePump;
 
 namespace PriorityAsync.Reliability.Tests.BadInput;
 

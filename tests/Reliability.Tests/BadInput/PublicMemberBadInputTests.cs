@@ -1,12 +1,12 @@
 using System.Reflection;
 using Xunit.Abstractions;
-using PriorityAsync.Messaging;
+using PriorityAsync.MessagePump;
 using PriorityAsync.Reliability.Tests.Support;
 
 namespace PriorityAsync.Reliability.Tests.BadInput;
 
 /// <summary>
-/// Scenario 6: every public constructor, method and options property of PriorityAsync and MessagePump, fed each bad
+/// Scenario 6: every public constructor, method and options property of PriorityAsync and PriorityAsync.MessagePump, fed each bad
 /// value of its parameter's type with otherwise valid arguments. Allowed: success, or an ArgumentException naming the
 /// parameter (the option's property for options objects) with a message. Anything else is a defect.
 /// </summary>
@@ -155,7 +155,7 @@ public class PublicMemberBadInputTests(ITestOutputHelper output)
     {
         "PrioritySchedulerOptions" => (typeof(PrioritySchedulerOptions), o => Disposed(new PriorityAsyncContext((PrioritySchedulerOptions)o))),
         "PriorityTaskSchedulerOptions" => (typeof(PriorityTaskSchedulerOptions), o => Disposed(new PriorityTaskScheduler((PriorityTaskSchedulerOptions)o))),
-        "MessagePumpOptions" => (typeof(MessagePumpOptions), o => new PriorityAsync.Messaging.MessagePump(
+        "MessagePumpOptions" => (typeof(MessagePumpOptions), o => new PriorityAsync.MessagePump.PriorityMessagePump(
             new InMemoryLeaseBroker(new VirtualTimeProvider()).CreateQueue("q"), (_, _) => Task.CompletedTask, new PriorityAsyncContext(), (MessagePumpOptions)o)),
         _ => (typeof(InMemoryQueueOptions), o => new InMemoryLeaseBroker(new VirtualTimeProvider()).CreateQueue("q", (InMemoryQueueOptions)o)),
     };

@@ -1,9 +1,9 @@
-using PriorityAsync.Messaging;
+using PriorityAsync.MessagePump;
 
 namespace PriorityAsync.Reliability.Tests.BadInput;
 
 /// <summary>
-/// A valid value of every type a public member of PriorityAsync or MessagePump takes, so a call can be made with one
+/// A valid value of every type a public member of PriorityAsync or PriorityAsync.MessagePump takes, so a call can be made with one
 /// argument bad and all the others good. Disposes what it created.
 /// </summary>
 internal sealed class ValidArguments : IAsyncDisposable
@@ -56,7 +56,7 @@ internal sealed class ValidArguments : IAsyncDisposable
         var t when t == typeof(TimeProvider) => Clock,
         var t when t == typeof(InMemoryLeaseBroker) => Broker,
         var t when t == typeof(InMemoryQueue) || t == typeof(IMessageSource) => Queue,
-        var t when t == typeof(MessagePump) => new MessagePump(Queue, (_, _) => Task.CompletedTask, Scheduler),
+        var t when t == typeof(PriorityMessagePump) => new PriorityMessagePump(Queue, (_, _) => Task.CompletedTask, Scheduler),
         var t when t == typeof(PrioritySchedulerOptions) => new PrioritySchedulerOptions(),
         var t when t == typeof(PriorityTaskSchedulerOptions) => new PriorityTaskSchedulerOptions { WorkerCount = 1 },
         var t when t == typeof(MessagePumpOptions) => new MessagePumpOptions(),
@@ -95,7 +95,7 @@ internal sealed class ValidArguments : IAsyncDisposable
         typeof(Action), typeof(TimerCallback), typeof(SendOrPostCallback), typeof(Func<MessageContext, CancellationToken, Task>),
         typeof(PriorityScheduler), typeof(PriorityTaskScheduler), typeof(PriorityAsyncContext), typeof(PriorityAsyncContextThread),
         typeof(Lane), typeof(VirtualTimeProvider), typeof(TimeProvider), typeof(InMemoryLeaseBroker), typeof(InMemoryQueue),
-        typeof(IMessageSource), typeof(MessagePump), typeof(PrioritySchedulerOptions), typeof(PriorityTaskSchedulerOptions),
+        typeof(IMessageSource), typeof(PriorityMessagePump), typeof(PrioritySchedulerOptions), typeof(PriorityTaskSchedulerOptions),
         typeof(MessagePumpOptions), typeof(InMemoryQueueOptions), typeof(LaneOptions), typeof(Exception), typeof(object),
         typeof(RejectedWorkKind), typeof(LaneAwaitable.Awaiter), typeof(InMemoryMessage), typeof(IReadOnlyList<ILeasedMessage>),
         typeof(IDictionary<string, string>),

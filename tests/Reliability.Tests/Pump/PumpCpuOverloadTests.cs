@@ -1,4 +1,4 @@
-using PriorityAsync.Messaging;
+using PriorityAsync.MessagePump;
 using PriorityAsync.Reliability.Tests.Support;
 using Xunit.Abstractions;
 
@@ -38,7 +38,7 @@ public class PumpCpuOverloadTests(ITestOutputHelper output)
             async () =>
             {
                 var scheduler = PriorityScheduler.Current!;
-                var pump = new MessagePump(
+                var pump = new PriorityMessagePump(
                     queue,
                     async (context, token) =>
                     {

@@ -1,5 +1,5 @@
-using PriorityAsync.Messaging;
-using PriorityAsync.Messaging.Tests.Pump;
+using PriorityAsync.MessagePump;
+using PriorityAsync.MessagePump.Tests.Pump;
 using PriorityAsync.Reliability.Tests.Swarm;
 
 namespace PriorityAsync.Reliability.Tests.Pump;
@@ -59,7 +59,7 @@ internal static class PumpStopRound
             {
                 var scheduler = PriorityScheduler.Current!;
                 var options = new MessagePumpOptions { MaxInFlight = maxInFlight, ShutdownTimeout = shutdownTimeout, TransientRetryDelay = retryDelay, EmptyReceiveDelay = TimeSpan.FromMilliseconds(500) };
-                var first = new MessagePump(source, HandleAsync, scheduler, options);
+                var first = new PriorityMessagePump(source, HandleAsync, scheduler, options);
                 await first.StartAsync();
                 await Task.Delay(stopAfter, scheduler.TimeProvider);
                 var start = clock.GetUtcNow();
@@ -78,7 +78,7 @@ internal static class PumpStopRound
                 await Task.Delay(TimeSpan.FromSeconds(1), scheduler.TimeProvider);
                 later = first.GetStatistics();
 
-                var second = new MessagePump(queue, HandleAsync, scheduler, options);
+                var second = new PriorityMessagePump(queue, HandleAsync, scheduler, options);
                 await second.StartAsync();
                 while (queue.GetStatistics() is { } s && (s.Available > 0 || s.InFlight > 0 || s.AwaitingRedelivery > 0) && clock.GetUtcNow() < deadline)
                 {

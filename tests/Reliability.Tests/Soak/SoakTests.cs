@@ -1,4 +1,4 @@
-using PriorityAsync.Messaging;
+using PriorityAsync.MessagePump;
 using PriorityAsync.Reliability.Tests.Support;
 using Xunit.Abstractions;
 
@@ -25,7 +25,7 @@ public class SoakTests(ITestOutputHelper output)
             async () =>
             {
                 var scheduler = PriorityScheduler.Current!;
-                var pump = new MessagePump(
+                var pump = new PriorityMessagePump(
                     queue,
                     (context, token) => Task.Delay(TimeSpan.FromMilliseconds(5), context.TimeProvider, token),
                     scheduler,

@@ -1,6 +1,6 @@
 using System.Diagnostics.Metrics;
 using System.Reflection;
-using PriorityAsync.Messaging;
+using PriorityAsync.MessagePump;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 
@@ -9,7 +9,7 @@ namespace PriorityAsync.Reliability.Tests.Support;
 /// <summary>The bad values per parameter type, and a valid instance per type, for the bad-input table.</summary>
 internal static class CoreBadValues
 {
-    public static readonly Assembly[] Assemblies = [typeof(PriorityScheduler).Assembly, typeof(PriorityAsync.Messaging.MessagePump).Assembly];
+    public static readonly Assembly[] Assemblies = [typeof(PriorityScheduler).Assembly, typeof(PriorityAsync.MessagePump.PriorityMessagePump).Assembly];
 
     public static IReadOnlyList<(string Label, object? Value)> For(Type type)
     {
@@ -119,7 +119,7 @@ internal static class CoreBadValues
         if (type == typeof(IDictionary<string, string>)) return new Dictionary<string, string>();
         if (type == typeof(System.Diagnostics.Activity)) return new System.Diagnostics.Activity("valid").SetIdFormat(System.Diagnostics.ActivityIdFormat.W3C).Start();
         if (type == typeof(IReadOnlyList<ILeasedMessage>)) return new ILeasedMessage[] { ReceivedMessage() };
-        if (type == typeof(PriorityAsync.Messaging.MessagePump)) return new PriorityAsync.Messaging.MessagePump((IMessageSource)Valid(typeof(IMessageSource))!, (_, _) => Task.CompletedTask, new PriorityAsyncContext());
+        if (type == typeof(PriorityAsync.MessagePump.PriorityMessagePump)) return new PriorityAsync.MessagePump.PriorityMessagePump((IMessageSource)Valid(typeof(IMessageSource))!, (_, _) => Task.CompletedTask, new PriorityAsyncContext());
         return null;
     }
 

@@ -1,6 +1,6 @@
 using System.Collections.Concurrent;
 using System.Text.RegularExpressions;
-using PriorityAsync.Messaging.Tests;
+using PriorityAsync.MessagePump.Tests;
 
 namespace PriorityAsync.Reliability.Tests.Swarm;
 

@@ -1,10 +1,10 @@
 using Microsoft.Extensions.Logging;
-using PriorityAsync.Messaging;
+using PriorityAsync.MessagePump;
 
 namespace PriorityAsync.Reliability.Tests.Swarm;
 
 /// <summary>
-/// One deterministic simulation run: a <see cref="MessagePump"/> on the in-memory broker with latency, transient
+/// One deterministic simulation run: a <see cref="PriorityMessagePump"/> on the in-memory broker with latency, transient
 /// renew and complete failures, poison and flaky messages and CPU-heavy handlers, stopped at a random moment, then a
 /// second pump drains the queue to the end. One thread, virtual time, one seed: a run replays bit for bit.
 /// </summary>
@@ -48,7 +48,7 @@ internal static class SwarmScenario
             async () =>
             {
                 var scheduler = PriorityScheduler.Current!;
-                var first = new MessagePump(queue, (c, t) => HandleAsync(c, t, p, clock), scheduler, PumpOptions(p, p.ShutdownTimeout), logger);
+                var first = new PriorityMessagePump(queue, (c, t) => HandleAsync(c, t, p, clock), scheduler, PumpOptions(p, p.ShutdownTimeout), logger);
                 await first.StartAsync();
                 await Task.Delay(p.StopAfter, scheduler.TimeProvider);
                 await first.StopAsync();
@@ -59,7 +59,7 @@ internal static class SwarmScenario
                 await Task.Delay(TimeSpan.FromSeconds(1), scheduler.TimeProvider);
                 afterStop = first.GetStatistics();
 
-                var second = new MessagePump(queue, (c, t) => HandleAsync(c, t, p, clock), scheduler, PumpOptions(p, TimeSpan.FromMinutes(10)), logger);
+                var second = new PriorityMessagePump(queue, (c, t) => HandleAsync(c, t, p, clock), scheduler, PumpOptions(p, TimeSpan.FromMinutes(10)), logger);
                 await second.StartAsync();
                 var deadline = clock.GetUtcNow() + DrainLimit;
                 while (!IsDrained(queue.GetStatistics()) && clock.GetUtcNow() < deadline)

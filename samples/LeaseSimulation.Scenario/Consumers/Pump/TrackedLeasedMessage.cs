@@ -1,6 +1,6 @@
 using LeaseSimulation.Messages;
 using LeaseSimulation.Tracking;
-using PriorityAsync.Messaging;
+using PriorityAsync.MessagePump;
 
 namespace LeaseSimulation.Consumers.Pump;
 

@@ -1,5 +1,5 @@
 using LeaseSimulation.Running;
-using PriorityAsync.Messaging;
+using PriorityAsync.MessagePump;
 
 namespace LeaseSimulation.Consumers.Pump;
 

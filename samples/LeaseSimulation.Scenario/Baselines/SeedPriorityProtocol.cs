@@ -1,4 +1,4 @@
-namespace PriorityAsync.Baselines;
+namespace LeaseSimulation.Baselines;
 
 /// <summary>
 /// The seed article's fix, implemented faithfully as a baseline: a shared "desired priority"; before running, a

@@ -1,6 +1,6 @@
-namespace PriorityAsync.Messaging;
+namespace PriorityAsync.MessagePump;
 
-public sealed partial class MessagePump
+public sealed partial class PriorityMessagePump
 {
     private static readonly TimeSpan MaxDefaultRenewalBuffer = TimeSpan.FromSeconds(10);
     private static readonly TimeSpan MinRetryDelay = TimeSpan.FromMilliseconds(1);

@@ -1,6 +1,6 @@
-namespace PriorityAsync.Messaging;
+namespace PriorityAsync.MessagePump;
 
-public sealed partial class MessagePump
+public sealed partial class PriorityMessagePump
 {
     private long _received;
     private long _completed;

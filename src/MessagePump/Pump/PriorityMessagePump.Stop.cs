@@ -1,8 +1,8 @@
 using System.Diagnostics.CodeAnalysis;
 
-namespace PriorityAsync.Messaging;
+namespace PriorityAsync.MessagePump;
 
-public sealed partial class MessagePump
+public sealed partial class PriorityMessagePump
 {
     private async Task RunStopAsync(TaskCompletionSource stopped, CancellationToken cancellationToken)
     {

@@ -2,9 +2,9 @@ using System.Diagnostics.CodeAnalysis;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 
-namespace PriorityAsync.Messaging;
+namespace PriorityAsync.MessagePump;
 
-public sealed partial class MessagePump
+public sealed partial class PriorityMessagePump
 {
     /// <summary>
     /// Receives while running, in the receive lane, only when there is spare capacity; each receive asks for as many

@@ -1,7 +1,7 @@
 using System.Runtime.ExceptionServices;
 using PriorityAsync;
 
-namespace PriorityAsync.Baselines;
+namespace LeaseSimulation.Baselines;
 
 /// <summary>
 /// A plain single-thread <see cref="SynchronizationContext"/>: one FIFO queue, one thread, no priorities. It stands

@@ -1,6 +1,6 @@
-namespace PriorityAsync.Messaging;
+namespace PriorityAsync.MessagePump;
 
-public sealed partial class MessagePump
+public sealed partial class PriorityMessagePump
 {
     /// <summary>Runs the handler in the processing lane, then settles the message in the lease lane.</summary>
     private async Task ProcessAsync(MessageContext context)

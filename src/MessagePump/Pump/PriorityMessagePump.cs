@@ -1,7 +1,7 @@
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 
-namespace PriorityAsync.Messaging;
+namespace PriorityAsync.MessagePump;
 
 /// <summary>
 /// A lease-aware message consumer on the lanes of a <see cref="PriorityScheduler"/>: each message's lease is renewed
@@ -19,8 +19,13 @@ namespace PriorityAsync.Messaging;
 /// Works on a <see cref="PriorityAsyncContext"/> (one thread, optionally on virtual time) and on a
 /// <see cref="PriorityTaskScheduler"/>. The pump does not use <c>ConfigureAwait(false)</c>: its continuations stay in their lanes.
 /// </para>
+/// <para>
+/// Named like <see cref="PriorityTaskScheduler"/> rather than after its package: a type may not share the name of its
+/// namespace (<c>PriorityAsync.MessagePump</c>), so the component's name stays on the package, the namespace, the meter
+/// and the options (<see cref="MessagePumpOptions"/>), and the class is <c>PriorityMessagePump</c>.
+/// </para>
 /// </remarks>
-public sealed partial class MessagePump : IAsyncDisposable
+public sealed partial class PriorityMessagePump : IAsyncDisposable
 {
     private readonly IMessageSource _source;
     private readonly Func<MessageContext, CancellationToken, Task> _handler;
@@ -47,7 +52,7 @@ public sealed partial class MessagePump : IAsyncDisposable
     /// <param name="logger">The logger; <see langword="null"/> for none.</param>
     /// <exception cref="ArgumentNullException"><paramref name="source"/>, <paramref name="handler"/> or <paramref name="scheduler"/> is null.</exception>
     /// <exception cref="ArgumentException">An option breaks its rule; the exception names it.</exception>
-    public MessagePump(
+    public PriorityMessagePump(
         IMessageSource source,
         Func<MessageContext, CancellationToken, Task> handler,
         PriorityScheduler scheduler,
@@ -171,5 +176,5 @@ public sealed partial class MessagePump : IAsyncDisposable
     }
 
     /// <inheritdoc />
-    public override string ToString() => $"MessagePump '{Name}'";
+    public override string ToString() => $"{nameof(PriorityMessagePump)} '{Name}'";
 }
