@@ -13,7 +13,7 @@ internal static class PostgresServer
     public static bool IsCi => string.Equals(Environment.GetEnvironmentVariable("CI"), "true", StringComparison.OrdinalIgnoreCase);
 
     public static string SkipReason =>
-        $"{Variable} is not set: start a server with `eval \"$(.ci/postgres.sh start)\"` (see README.md) to run the PostgreSQL tests.";
+        $"{Variable} is not set: start a server with `eval \"$(.ci/postgres.sh start)\"` (see docs/postgresql.md, 'Running it') to run the PostgreSQL tests.";
 
     /// <summary>Returns the connection string, or throws (CI=true without a server must fail, never skip).</summary>
     public static string Require() => ConnectionString
