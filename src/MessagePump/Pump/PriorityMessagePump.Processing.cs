@@ -64,19 +64,22 @@ public sealed partial class PriorityMessagePump
             if (settlement == Settlement.Complete && _completions is { } batcher)
             {
                 var outcome = await batcher.CompleteAsync(context);
-                if (SettledInBatch(context, outcome) is { } settled)
+                if (IsAnswerAboutTheMessage(outcome, context.SettleAbortToken))
                 {
-                    return settled;
+                    if (ApplySettleOutcome(context, settlement, reason, outcome) is { } settled)
+                    {
+                        return settled;
+                    }
+
+                    // Transient for this message: retry it alone, under the single call's retry rule.
+                    if (!await SettleRetryDelayAsync(context, outcome!, "complete", context.SettleAbortToken))
+                    {
+                        OnLeaseLost(context, outcome!, "complete", byLeaseKeeper: false);
+                        return false;
+                    }
                 }
 
-                // The batch call failed for this message as a whole (a transient failure, a broken transport): retry it
-                // alone, under the single call's retry rule.
-                if (outcome is TransientTransportException transient
-                    && !await SettleRetryDelayAsync(context, transient, "complete", context.SettleAbortToken))
-                {
-                    OnLeaseLost(context, transient, "complete", byLeaseKeeper: false);
-                    return false;
-                }
+                // Otherwise the batch call broke as a whole (a transport that broke its contract): retry the message alone.
             }
 
             return await SettleWithRetriesAsync(context, settlement, reason);
@@ -87,37 +90,60 @@ public sealed partial class PriorityMessagePump
         }
     }
 
-    /// <summary>Applies a batch outcome: whether the message was completed, or <see langword="null"/> to retry it alone.</summary>
-    private bool? SettledInBatch(MessageContext context, Exception? outcome)
+    /// <summary>
+    /// Whether a batch call's outcome for one message is an answer about that message (settled, lease lost, aborted at
+    /// the lock's expiry, or transient), which <see cref="ApplySettleOutcome"/> applies like a single call's; anything
+    /// else means the batch call itself broke, and the message is retried alone.
+    /// </summary>
+    private static bool IsAnswerAboutTheMessage(Exception? outcome, CancellationToken abort) => outcome switch
+    {
+        null or LeaseLostException or TransientTransportException => true,
+        OperationCanceledException => abort.IsCancellationRequested,
+        _ => false,
+    };
+
+    /// <summary>
+    /// Applies the answer of one settle call, single or batched, the one place its rules live: <see langword="true"/>
+    /// when the message was settled and counted, <see langword="false"/> when its lease was lost (also when the answer
+    /// came after the stop path had given up on it at the lock's expiry) or the call failed for good, and
+    /// <see langword="null"/> for a transient failure the caller retries.
+    /// </summary>
+    private bool? ApplySettleOutcome(MessageContext context, Settlement settlement, string? reason, Exception? outcome)
     {
         switch (outcome)
         {
             case null when context.LeaseState == MessageLeaseState.Lost:
-                return false; // answered after the stop path had given up on it at the lock's expiry
+                return false; // answered after the stop path had given up on it and counted the lease lost
             case null:
-                CountSettled(context, Settlement.Complete, reason: null);
+                CountSettled(context, settlement, reason);
                 return true;
             case OperationCanceledException when context.SettleAbortToken.IsCancellationRequested:
             case LeaseLostException:
-                OnLeaseLost(context, outcome, "complete", byLeaseKeeper: false);
+                // Lost, or the lock expired while the call was unanswered: the broker holds nothing for this delivery.
+                OnLeaseLost(context, outcome, OperationName(settlement), byLeaseKeeper: false);
                 return false;
-            default:
+            case TransientTransportException:
                 return null;
+            default:
+                Interlocked.Increment(ref _settleFailures);
+                MessagePumpLog.SettleFailed(_logger, outcome, Name, OperationName(settlement), context.Message.MessageId);
+                return false;
         }
     }
 
+    private static string OperationName(Settlement settlement) => settlement switch
+    {
+        Settlement.Complete => "complete",
+        Settlement.Abandon => "abandon",
+        _ => "dead-letter",
+    };
+
     private async Task<bool> SettleWithRetriesAsync(MessageContext context, Settlement settlement, string? reason)
     {
-        var operation = settlement switch
-        {
-            Settlement.Complete => "complete",
-            Settlement.Abandon => "abandon",
-            _ => "dead-letter",
-        };
         var abort = context.SettleAbortToken;
         while (true)
         {
-            Exception transient;
+            Exception? outcome = null;
             try
             {
                 await (settlement switch
@@ -126,40 +152,20 @@ public sealed partial class PriorityMessagePump
                     Settlement.Abandon => context.Message.AbandonAsync(abort),
                     _ => context.Message.DeadLetterAsync(reason!, abort),
                 });
-                if (context.LeaseState == MessageLeaseState.Lost)
-                {
-                    // Answered after the stop path had given up on it at the lock's expiry and counted the lease lost.
-                    return false;
-                }
-
-                CountSettled(context, settlement, reason);
-                return true;
-            }
-            catch (OperationCanceledException ex) when (abort.IsCancellationRequested)
-            {
-                // The lock expired while the call was unanswered: the broker holds nothing for this delivery any more.
-                OnLeaseLost(context, ex, operation, byLeaseKeeper: false);
-                return false;
-            }
-            catch (LeaseLostException ex)
-            {
-                OnLeaseLost(context, ex, operation, byLeaseKeeper: false);
-                return false;
-            }
-            catch (TransientTransportException ex)
-            {
-                transient = ex;
             }
             catch (Exception ex)
             {
-                Interlocked.Increment(ref _settleFailures);
-                MessagePumpLog.SettleFailed(_logger, ex, Name, operation, context.Message.MessageId);
-                return false;
+                outcome = ex;
             }
 
-            if (!await SettleRetryDelayAsync(context, transient, operation, abort))
+            if (ApplySettleOutcome(context, settlement, reason, outcome) is { } settled)
             {
-                OnLeaseLost(context, transient, operation, byLeaseKeeper: false);
+                return settled;
+            }
+
+            if (!await SettleRetryDelayAsync(context, outcome!, OperationName(settlement), abort))
+            {
+                OnLeaseLost(context, outcome!, OperationName(settlement), byLeaseKeeper: false);
                 return false;
             }
         }
