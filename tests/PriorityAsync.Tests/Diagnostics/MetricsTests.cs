@@ -1,5 +1,6 @@
 using System.Collections.Concurrent;
 using System.Diagnostics.Metrics;
+using PriorityAsync.Tests.Support;
 
 namespace PriorityAsync.Tests.Diagnostics;
 
@@ -144,6 +145,25 @@ public class MetricsTests
         collector.Observe();
 
         collector.Values("priorityasync.lane.dispatched", "Lease").Should().Equal([1.0], "a disposed scheduler is not observed any more");
+    }
+
+    [Theory]
+    [InlineData(PriorityWorkerMode.DedicatedThreads)]
+    [InlineData(PriorityWorkerMode.ThreadPool)]
+    public async Task AStoppedTaskScheduler_IsNoLongerObserved(PriorityWorkerMode mode)
+    {
+        var name = $"stopped-{Guid.NewGuid():N}";
+        using var collector = new MeasurementCollector(name);
+        var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { Name = name, WorkerCount = 1, Mode = mode });
+        await scheduler.GetLane(LanePriority.Processing).Run(() => { }).WaitAsync(Bounded.Generous);
+        collector.Observe();
+        collector.Values("priorityasync.lane.dispatched", "Processing").Should().Equal(1);
+
+        scheduler.Complete();
+        await scheduler.Completion.WaitAsync(Bounded.Generous);
+        collector.Observe();
+
+        collector.Values("priorityasync.lane.dispatched", "Processing").Should().Equal([1.0], "a stopped scheduler is not observed any more");
     }
 
     [Fact]
