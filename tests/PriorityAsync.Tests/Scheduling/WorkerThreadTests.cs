@@ -71,4 +71,65 @@ public class WorkerThreadTests
         scheduler.Lanes.Select(l => l.DispatchedCount).Should().Equal(4, 0, 8);
         scheduler.Lanes.Select(l => l.QueueLength).Should().Equal(0, 0, 0);
     }
+
+    /// <summary>
+    /// Idle workers sleep and cost nothing (the options' promise for reserved workers, and the point of parking the
+    /// ordinary ones): once the work is done, neither kind uses CPU time, nor does the timer thread with no timer armed. Linux only: it reads each worker thread's CPU
+    /// time from /proc (the kernel knows a thread by the first 15 characters of its name); elsewhere it checks nothing.
+    /// </summary>
+    [Fact]
+    public async Task IdleWorkersAndTimerThread_Sleep_UsingNoCpuTime()
+    {
+        if (!OperatingSystem.IsLinux())
+        {
+            return;
+        }
+
+        var name = $"i{Random.Shared.Next(0x1000, 0xFFFF):x}"; // short and unique: "ixxxx worker 1", "ixxxx reserved "
+        await using var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { Name = name, WorkerCount = 2, ReservedWorkerCount = 1 });
+        await using (HeldWorkers.Hold(scheduler.GetLane(LanePriority.Processing), 2))
+        {
+            await Bounded.Within(scheduler.GetLane(LanePriority.Lease).Run(() => { }), "a lease item on the reserved worker");
+        }
+
+        await Task.Delay(100); // the workers look for more work for a few microseconds, then sleep
+        var before = WorkerCpuTicks(name);
+        await Task.Delay(500);
+        var after = WorkerCpuTicks(name);
+
+        before.Keys.Should().HaveCount(4, "two ordinary workers, a reserved one and the timer thread (no timer armed)");
+        after.Keys.Should().BeEquivalentTo(before.Keys);
+        foreach (var (thread, ticks) in after)
+        {
+            // Clock ticks (1/100 s): a worker that spins gets several even on a busy machine; a sleeping one gets none.
+            (ticks - before[thread]).Should().BeLessThanOrEqualTo(2, $"the idle worker {thread} sleeps");
+        }
+    }
+
+    /// <summary>User plus system CPU time, in clock ticks, of each thread of this process whose name starts with <paramref name="prefix"/>.</summary>
+    private static Dictionary<string, long> WorkerCpuTicks(string prefix)
+    {
+        var ticks = new Dictionary<string, long>(StringComparer.Ordinal);
+        foreach (var task in Directory.GetDirectories("/proc/self/task"))
+        {
+            try
+            {
+                var comm = File.ReadAllText(Path.Combine(task, "comm")).TrimEnd('\n');
+                if (!comm.StartsWith(prefix + " ", StringComparison.Ordinal))
+                {
+                    continue;
+                }
+
+                var stat = File.ReadAllText(Path.Combine(task, "stat"));
+                var fields = stat[(stat.LastIndexOf(')') + 2)..].Split(' '); // after "pid (comm) ": state is field 3
+                ticks[$"{comm} ({Path.GetFileName(task)})"] = long.Parse(fields[11], System.Globalization.CultureInfo.InvariantCulture) + long.Parse(fields[12], System.Globalization.CultureInfo.InvariantCulture);
+            }
+            catch (IOException)
+            {
+                // The thread exited meanwhile.
+            }
+        }
+
+        return ticks;
+    }
 }
