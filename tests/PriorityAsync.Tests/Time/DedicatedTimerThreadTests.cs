@@ -38,7 +38,7 @@ public class DedicatedTimerThreadTests
     }
 
     [Fact]
-    public async Task Dispose_ReturnsOnlyOnceAFiringInProgressHasEnded()
+    public async Task Dispose_ReturnsOnlyOnceAFiringInProgressHasEnded_AndATimerOverdueMeanwhileStillFires()
     {
         var clock = new DedicatedTimerTimeProvider("dtt-join");
         using var started = new ManualResetEventSlim();
@@ -55,9 +55,13 @@ public class DedicatedTimerThreadTests
             TimeSpan.Zero,
             Timeout.InfiniteTimeSpan);
         Bounded.Wait(started, "the firing's start");
+        var overdueFired = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        using var overdue = clock.CreateTimer(_ => overdueFired.TrySetResult(), null, TimeSpan.FromMilliseconds(10), Timeout.InfiniteTimeSpan);
+        await Task.Delay(50); // falls due while the timer thread is busy
 
         var dispose = Task.Run(clock.Dispose);
-        await Task.Delay(100);
+        await Bounded.Within(overdueFired.Task, "the timer that fell due while the thread was busy (on a system timer now)");
+        await Task.Delay(50);
 
         dispose.IsCompleted.Should().BeFalse("the timer thread is still running the firing");
         release.Set();
