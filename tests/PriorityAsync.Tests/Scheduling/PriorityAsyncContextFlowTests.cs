@@ -133,4 +133,24 @@ public class PriorityAsyncContextFlowTests
 
         result.Should().Be(42);
     }
+
+    /// <summary>
+    /// The lane's task factory hides the lane from <see cref="TaskScheduler.Current"/> in the continuations it creates
+    /// as in its tasks: a <c>Task.Factory.StartNew</c> inside them goes to the thread pool, not back into the lane.
+    /// </summary>
+    [Fact]
+    public void LaneTaskFactoryContinuations_RunInTheLane_ButHideItFromTaskSchedulerCurrent()
+    {
+        var (lane, hidden, nestedOnPool) = PriorityAsyncContext.Run(async () =>
+        {
+            var processing = PriorityScheduler.Current!.GetLane(LanePriority.Processing);
+            return await processing.TaskFactory.ContinueWhenAll(
+                [Task.CompletedTask],
+                _ => (PriorityScheduler.CurrentLane?.Name, TaskScheduler.Current == TaskScheduler.Default, Task.Factory.StartNew(() => Thread.CurrentThread.IsThreadPoolThread).Result));
+        });
+
+        lane.Should().Be("Processing");
+        hidden.Should().BeTrue();
+        nestedOnPool.Should().BeTrue();
+    }
 }
