@@ -25,7 +25,7 @@ public class TaskSchedulerStopTests
         Action run = () => lane.Run(static () => { });
         run.Should().ThrowExactly<InvalidOperationException>().WithMessage("*has finished*");
         scheduler.Dispose();
-        run.Should().ThrowExactly<ObjectDisposedException>();
+        run.Should().ThrowExactly<ObjectDisposedException>().WithMessage("*has been disposed and accepts no new work*");
     }
 
     [Theory]
@@ -183,44 +183,44 @@ public class TaskSchedulerStopTests
         }
     }
 
-    /// <summary>Real time whose timers are counted: created, and still alive (not disposed).</summary>
-    private sealed class TrackingTimeProvider : TimeProvider
+    [Fact]
+    public async Task TheStop_WaitsForAnAsyncVoidMethodStartedInALane()
     {
-        private int _created;
-        private int _live;
+        var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = 1, ReservedWorkerCount = 0, ShutdownTimeout = Timeout.InfiniteTimeSpan });
+        var external = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        var finished = false;
+        scheduler.GetLane(LanePriority.Processing).SynchronizationContext.Post(_ => FireAndForget(), null);
+        await Task.Delay(50); // the method is suspended on the external task
 
-        public int Created => Volatile.Read(ref _created);
+        scheduler.Complete();
+        await Task.Delay(50);
 
-        public int Live => Volatile.Read(ref _live);
+        scheduler.Completion.IsCompleted.Should().BeFalse("an async void method started in a lane is still running");
+        external.SetResult();
+        await Bounded.Within(scheduler.Completion, "the stop after the async void method");
+        Volatile.Read(ref finished).Should().BeTrue();
 
-        public override ITimer CreateTimer(TimerCallback callback, object? state, TimeSpan dueTime, TimeSpan period)
+        async void FireAndForget()
         {
-            Interlocked.Increment(ref _created);
-            Interlocked.Increment(ref _live);
-            return new TrackedTimer(this, System.CreateTimer(callback, state, dueTime, period));
+            await external.Task;
+            Volatile.Write(ref finished, true);
         }
+    }
 
-        private sealed class TrackedTimer(TrackingTimeProvider owner, ITimer inner) : ITimer
-        {
-            private int _disposed;
+    [Fact]
+    public async Task TheStop_AfterWaitingForARun_DisposesItsShutdownTimer()
+    {
+        var clock = new TrackingTimeProvider();
+        var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = 1, ReservedWorkerCount = 0, TimeProvider = clock, ShutdownTimeout = TimeSpan.FromHours(1) });
+        var external = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        var run = scheduler.GetLane(LanePriority.Processing).Run(async () => await external.Task);
 
-            public bool Change(TimeSpan dueTime, TimeSpan period) => inner.Change(dueTime, period);
+        scheduler.Complete(); // waits for the run, bounded by a one-hour timer on the clock
+        clock.Live.Should().Be(1, "the shutdown timeout's timer");
+        external.SetResult();
+        await Bounded.Within(run, "the run");
+        await Bounded.Within(scheduler.Completion, "the stop");
 
-            public void Dispose()
-            {
-                if (Interlocked.Exchange(ref _disposed, 1) == 0)
-                {
-                    Interlocked.Decrement(ref owner._live);
-                }
-
-                inner.Dispose();
-            }
-
-            public ValueTask DisposeAsync()
-            {
-                Dispose();
-                return ValueTask.CompletedTask;
-            }
-        }
+        await Bounded.Within(WaitUntilAsync(() => clock.Live == 0), "the disposal of the shutdown timer");
     }
 }

@@ -93,9 +93,9 @@ public class WorkerThreadTests
         }
 
         await Task.Delay(100); // the workers look for more work for a few microseconds, then sleep
-        var before = WorkerCpuTicks(name);
+        var before = OsThreads.CpuTicks(name);
         await Task.Delay(500);
-        var after = WorkerCpuTicks(name);
+        var after = OsThreads.CpuTicks(name);
 
         before.Keys.Should().HaveCount(4, "two ordinary workers, a reserved one and the timer thread (no timer armed)");
         after.Keys.Should().BeEquivalentTo(before.Keys);
@@ -106,30 +106,49 @@ public class WorkerThreadTests
         }
     }
 
-    /// <summary>User plus system CPU time, in clock ticks, of each thread of this process whose name starts with <paramref name="prefix"/>.</summary>
-    private static Dictionary<string, long> WorkerCpuTicks(string prefix)
+    /// <summary>
+    /// The thread of an idle <see cref="PriorityAsyncContextThread"/> sleeps until work arrives, as do the workers (Linux
+    /// only, as above).
+    /// </summary>
+    [Fact]
+    public async Task IdleContextThread_Sleeps_UsingNoCpuTime()
     {
-        var ticks = new Dictionary<string, long>(StringComparer.Ordinal);
-        foreach (var task in Directory.GetDirectories("/proc/self/task"))
+        if (!OperatingSystem.IsLinux())
         {
-            try
-            {
-                var comm = File.ReadAllText(Path.Combine(task, "comm")).TrimEnd('\n');
-                if (!comm.StartsWith(prefix + " ", StringComparison.Ordinal))
-                {
-                    continue;
-                }
-
-                var stat = File.ReadAllText(Path.Combine(task, "stat"));
-                var fields = stat[(stat.LastIndexOf(')') + 2)..].Split(' '); // after "pid (comm) ": state is field 3
-                ticks[$"{comm} ({Path.GetFileName(task)})"] = long.Parse(fields[11], System.Globalization.CultureInfo.InvariantCulture) + long.Parse(fields[12], System.Globalization.CultureInfo.InvariantCulture);
-            }
-            catch (IOException)
-            {
-                // The thread exited meanwhile.
-            }
+            return;
         }
 
-        return ticks;
+        var name = $"c{Random.Shared.Next(0x1000, 0xFFFF):x}";
+        await using var owner = new PriorityAsyncContextThread(new PrioritySchedulerOptions { Name = name });
+        await Bounded.Within(owner.RunAsync(LanePriority.Processing, () => Task.Delay(1)), "an item that waits once");
+
+        await Task.Delay(100);
+        var before = OsThreads.CpuTicks(name);
+        await Task.Delay(500);
+        var after = OsThreads.CpuTicks(name);
+
+        before.Keys.Should().HaveCount(2, "the context's thread and its timer thread");
+        foreach (var (thread, ticks) in after)
+        {
+            (ticks - before[thread]).Should().BeLessThanOrEqualTo(2, $"the idle thread {thread} sleeps");
+        }
+    }
+
+    [Fact]
+    public async Task TheStop_EndsTheSchedulersOwnTimerThread()
+    {
+        if (!OperatingSystem.IsLinux())
+        {
+            return;
+        }
+
+        var name = $"t{Random.Shared.Next(0x1000, 0xFFFF):x}";
+        var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { Name = name, WorkerCount = 1, ReservedWorkerCount = 0 });
+        await Bounded.Within(scheduler.GetLane(LanePriority.Processing).Run(() => { }), "an item");
+        OsThreads.CpuTicks(name + " timers").Should().HaveCount(1);
+
+        scheduler.Dispose();
+
+        await OsThreads.GoneAsync(name + " timers", "the timer thread of a disposed scheduler");
     }
 }
