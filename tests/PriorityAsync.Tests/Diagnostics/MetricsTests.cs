@@ -72,6 +72,30 @@ public class MetricsTests
         collector.Sum("priorityasync.lane.stalls", "Processing").Should().Be(1);
     }
 
+    /// <summary>
+    /// A stall the watchdog did not report while it ran (its timer was late: a starved timer thread, here a clock whose
+    /// timers never fire) is still counted, once, when the slice ends.
+    /// </summary>
+    [Fact]
+    public void AStallTheWatchdogMissed_IsCountedWhenTheSliceEnds()
+    {
+        var name = $"missed-stall-{Guid.NewGuid():N}";
+        var clock = new FrozenTimersClock();
+        var stalls = new List<(string Lane, TimeSpan Duration)>();
+        using var collector = new MeasurementCollector(name);
+        using var context = new PriorityAsyncContext(new PrioritySchedulerOptions { Name = name, TimeProvider = clock, StallThreshold = TimeSpan.FromMilliseconds(100) });
+        context.StallDetected += (_, e) => stalls.Add((e.Lane.Name, e.Duration));
+
+        context.Execute(async () =>
+        {
+            await context.GetLane(LanePriority.Processing).Run(() => clock.Advance(TimeSpan.FromMilliseconds(99)));
+            await context.GetLane(LanePriority.Processing).Run(() => clock.Advance(TimeSpan.FromMilliseconds(250)));
+        });
+
+        stalls.Should().Equal(("Processing", TimeSpan.FromMilliseconds(250)));
+        collector.Sum("priorityasync.lane.stalls", "Processing").Should().Be(1);
+    }
+
     [Fact]
     public void RejectedWork_IsCountedPerLane_TaggedWithItsKind()
     {
@@ -247,5 +271,30 @@ public class MetricsTests
             _measurements.Where(m => m.Instrument == instrument && m.Lane == lane).Select(m => m.Kind).ToList();
 
         public void Dispose() => _listener.Dispose();
+    }
+
+    /// <summary>A clock that moves only when told to, and whose timers never fire.</summary>
+    private sealed class FrozenTimersClock : TimeProvider
+    {
+        private long _ticks;
+
+        public override long TimestampFrequency => TimeSpan.TicksPerSecond;
+
+        public override long GetTimestamp() => Volatile.Read(ref _ticks);
+
+        public void Advance(TimeSpan delta) => Interlocked.Add(ref _ticks, delta.Ticks);
+
+        public override ITimer CreateTimer(TimerCallback callback, object? state, TimeSpan dueTime, TimeSpan period) => new NeverFires();
+
+        private sealed class NeverFires : ITimer
+        {
+            public bool Change(TimeSpan dueTime, TimeSpan period) => true;
+
+            public void Dispose()
+            {
+            }
+
+            public ValueTask DisposeAsync() => ValueTask.CompletedTask;
+        }
     }
 }
