@@ -223,4 +223,27 @@ public class TaskSchedulerStopTests
 
         await Bounded.Within(WaitUntilAsync(() => clock.Live == 0), "the disposal of the shutdown timer");
     }
+
+    [Theory]
+    [InlineData(PriorityWorkerMode.DedicatedThreads)]
+    [InlineData(PriorityWorkerMode.ThreadPool)]
+    public async Task DisposeAsync_ReturnsOnceTheSchedulerHasStopped_AfterTheItemsStillQueued(PriorityWorkerMode mode)
+    {
+        var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = 1, Mode = mode, ReservedWorkerCount = 0 });
+        var lane = scheduler.GetLane(LanePriority.Processing);
+        using var release = new ManualResetEventSlim();
+        var ran = 0;
+        lane.SynchronizationContext.Post(_ => release.Wait(Bounded.Generous), null);
+        for (var i = 0; i < 5; i++)
+        {
+            lane.SynchronizationContext.Post(_ => Interlocked.Increment(ref ran), null);
+        }
+
+        var dispose = scheduler.DisposeAsync().AsTask();
+        release.Set();
+        await Bounded.Within(dispose, "DisposeAsync");
+
+        scheduler.Completion.IsCompletedSuccessfully.Should().BeTrue("DisposeAsync waits for the stop");
+        Volatile.Read(ref ran).Should().Be(5, "the items queued before the stop ran first");
+    }
 }
