@@ -1,5 +1,6 @@
 using System.Collections.Concurrent;
 using System.Diagnostics.Metrics;
+using PriorityAsync.Tests.Support;
 
 namespace PriorityAsync.Tests.Diagnostics;
 
@@ -56,6 +57,30 @@ public class MetricsTests
     {
         var name = $"stalls-{Guid.NewGuid():N}";
         var clock = new VirtualTimeProvider();
+        var stalls = new List<(string Lane, TimeSpan Duration)>();
+        using var collector = new MeasurementCollector(name);
+        using var context = new PriorityAsyncContext(new PrioritySchedulerOptions { Name = name, TimeProvider = clock, StallThreshold = TimeSpan.FromMilliseconds(100) });
+        context.StallDetected += (_, e) => stalls.Add((e.Lane.Name, e.Duration));
+
+        context.Execute(async () =>
+        {
+            await context.GetLane(LanePriority.Processing).Run(() => clock.Advance(TimeSpan.FromMilliseconds(99)));
+            await context.GetLane(LanePriority.Processing).Run(() => clock.Advance(TimeSpan.FromMilliseconds(250)));
+        });
+
+        stalls.Should().Equal(("Processing", TimeSpan.FromMilliseconds(250)));
+        collector.Sum("priorityasync.lane.stalls", "Processing").Should().Be(1);
+    }
+
+    /// <summary>
+    /// A stall the watchdog did not report while it ran (its timer was late: a starved timer thread, here a clock whose
+    /// timers never fire) is still counted, once, when the slice ends.
+    /// </summary>
+    [Fact]
+    public void AStallTheWatchdogMissed_IsCountedWhenTheSliceEnds()
+    {
+        var name = $"missed-stall-{Guid.NewGuid():N}";
+        var clock = new FrozenTimersClock();
         var stalls = new List<(string Lane, TimeSpan Duration)>();
         using var collector = new MeasurementCollector(name);
         using var context = new PriorityAsyncContext(new PrioritySchedulerOptions { Name = name, TimeProvider = clock, StallThreshold = TimeSpan.FromMilliseconds(100) });
@@ -146,6 +171,25 @@ public class MetricsTests
         collector.Values("priorityasync.lane.dispatched", "Lease").Should().Equal([1.0], "a disposed scheduler is not observed any more");
     }
 
+    [Theory]
+    [InlineData(PriorityWorkerMode.DedicatedThreads)]
+    [InlineData(PriorityWorkerMode.ThreadPool)]
+    public async Task AStoppedTaskScheduler_IsNoLongerObserved(PriorityWorkerMode mode)
+    {
+        var name = $"stopped-{Guid.NewGuid():N}";
+        using var collector = new MeasurementCollector(name);
+        var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { Name = name, WorkerCount = 1, Mode = mode });
+        await scheduler.GetLane(LanePriority.Processing).Run(() => { }).WaitAsync(Bounded.Generous);
+        collector.Observe();
+        collector.Values("priorityasync.lane.dispatched", "Processing").Should().Equal(1);
+
+        scheduler.Complete();
+        await scheduler.Completion.WaitAsync(Bounded.Generous);
+        collector.Observe();
+
+        collector.Values("priorityasync.lane.dispatched", "Processing").Should().Equal([1.0], "a stopped scheduler is not observed any more");
+    }
+
     [Fact]
     public void Instruments_ArePublishedWithTheirUnits_ADescription_AndTheLibrarysVersion()
     {
@@ -227,5 +271,30 @@ public class MetricsTests
             _measurements.Where(m => m.Instrument == instrument && m.Lane == lane).Select(m => m.Kind).ToList();
 
         public void Dispose() => _listener.Dispose();
+    }
+
+    /// <summary>A clock that moves only when told to, and whose timers never fire.</summary>
+    private sealed class FrozenTimersClock : TimeProvider
+    {
+        private long _ticks;
+
+        public override long TimestampFrequency => TimeSpan.TicksPerSecond;
+
+        public override long GetTimestamp() => Volatile.Read(ref _ticks);
+
+        public void Advance(TimeSpan delta) => Interlocked.Add(ref _ticks, delta.Ticks);
+
+        public override ITimer CreateTimer(TimerCallback callback, object? state, TimeSpan dueTime, TimeSpan period) => new NeverFires();
+
+        private sealed class NeverFires : ITimer
+        {
+            public bool Change(TimeSpan dueTime, TimeSpan period) => true;
+
+            public void Dispose()
+            {
+            }
+
+            public ValueTask DisposeAsync() => ValueTask.CompletedTask;
+        }
     }
 }

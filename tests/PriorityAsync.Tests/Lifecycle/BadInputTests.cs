@@ -92,4 +92,25 @@ public class BadInputTests
         negative.Should().Throw<ArgumentOutOfRangeException>().Which.ParamName.Should().Be("ShutdownTimeout");
         infinite.ShutdownTimeout.Should().Be(Timeout.InfiniteTimeSpan);
     }
+
+    /// <summary>Null work is rejected naming it, and is not counted as a run: the stop does not wait for it.</summary>
+    [Theory]
+    [InlineData("Action")]
+    [InlineData("Func<Task>")]
+    [InlineData("Func<Task<int>>")]
+    public async Task LaneRun_WithNullWork_IsRejectedNamingIt_AndTheStopDoesNotWaitForIt(string overload)
+    {
+        var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = 1, ReservedWorkerCount = 0, ShutdownTimeout = Timeout.InfiniteTimeSpan });
+        var lane = scheduler.GetLane(LanePriority.Processing);
+        Action run = overload switch
+        {
+            "Action" => () => lane.Run((Action)null!),
+            "Func<Task>" => () => lane.Run((Func<Task>)null!),
+            _ => () => lane.Run((Func<Task<int>>)null!),
+        };
+
+        run.Should().Throw<ArgumentNullException>().Which.ParamName.Should().Be(overload == "Action" ? "action" : "function");
+        scheduler.Complete();
+        await Support.Bounded.Within(scheduler.Completion, "the stop (no run outstanding, an infinite shutdown timeout)");
+    }
 }

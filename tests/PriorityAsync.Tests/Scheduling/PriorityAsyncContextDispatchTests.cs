@@ -152,11 +152,19 @@ public class PriorityAsyncContextDispatchTests
         urgentSlices.Should().Be(10);
     }
 
+    [Fact]
+    public void StarvationBound_OnEveryLane_StillLetsAnOverdueItemOvertake()
+    {
+        var (ranAt, _) = RunUrgentSlicesAgainst([new LaneOptions("Background", starvationBound: TimeSpan.FromMilliseconds(800))], urgentBound: TimeSpan.FromSeconds(30));
+
+        ranAt.Should().Equal(new[] { ("Background", TimeSpan.FromMilliseconds(1200)) }, "the urgent lane's own bound changes nothing for the less urgent one");
+    }
+
     /// <summary>
     /// One item in each of <paramref name="lowerLanes"/> (queued least urgent first), against an urgent lane that runs
     /// ten 400 ms slices on virtual time and yields back into itself between them; returns when each item ran.
     /// </summary>
-    private static (List<(string Lane, TimeSpan At)> RanAt, int UrgentSlices) RunUrgentSlicesAgainst(LaneOptions[] lowerLanes)
+    private static (List<(string Lane, TimeSpan At)> RanAt, int UrgentSlices) RunUrgentSlicesAgainst(LaneOptions[] lowerLanes, TimeSpan? urgentBound = null)
     {
         var clock = new VirtualTimeProvider();
         var ranAt = new List<(string, TimeSpan)>();
@@ -177,7 +185,7 @@ public class PriorityAsyncContextDispatchTests
                 });
                 await Task.WhenAll(items.Append(urgent));
             },
-            new PrioritySchedulerOptions { TimeProvider = clock, Lanes = [new LaneOptions("Urgent"), .. lowerLanes] });
+            new PrioritySchedulerOptions { TimeProvider = clock, Lanes = [new LaneOptions("Urgent", starvationBound: urgentBound), .. lowerLanes] });
         return (ranAt, urgentSlices);
     }
 }

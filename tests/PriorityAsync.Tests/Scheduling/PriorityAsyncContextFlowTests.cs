@@ -133,4 +133,144 @@ public class PriorityAsyncContextFlowTests
 
         result.Should().Be(42);
     }
+
+    /// <summary>
+    /// The lane's task factory hides the lane from <see cref="TaskScheduler.Current"/> in the continuations it creates
+    /// as in its tasks: a <c>Task.Factory.StartNew</c> inside them goes to the thread pool, not back into the lane.
+    /// </summary>
+    [Fact]
+    public void LaneTaskFactoryContinuations_RunInTheLane_ButHideItFromTaskSchedulerCurrent()
+    {
+        var (lane, hidden, nestedOnPool) = PriorityAsyncContext.Run(async () =>
+        {
+            var processing = PriorityScheduler.Current!.GetLane(LanePriority.Processing);
+            return await processing.TaskFactory.ContinueWhenAll(
+                [Task.CompletedTask],
+                _ => (PriorityScheduler.CurrentLane?.Name, TaskScheduler.Current == TaskScheduler.Default, Task.Factory.StartNew(() => Thread.CurrentThread.IsThreadPoolThread).Result));
+        });
+
+        lane.Should().Be("Processing");
+        hidden.Should().BeTrue();
+        nestedOnPool.Should().BeTrue();
+    }
+
+    [Fact]
+    public void Run_ReturnsWhenTheEntryPointEndsOnAnotherThread()
+    {
+        var endedOnPool = false;
+        Support.Bounded.OnOwnThread(
+            () => PriorityAsyncContext.Run(async () =>
+            {
+                await Task.Delay(10).ConfigureAwait(false);
+                endedOnPool = Thread.CurrentThread.IsThreadPoolThread;
+            }),
+            "a run whose entry point ends on the thread pool");
+
+        endedOnPool.Should().BeTrue();
+    }
+
+    [Fact]
+    public void Run_WaitsForAnAsyncVoidMethodThatEndsOnAnotherThread()
+    {
+        var finished = false;
+        Support.Bounded.OnOwnThread(
+            () => PriorityAsyncContext.Run(() =>
+            {
+                FireAndForget();
+                return Task.CompletedTask;
+            }),
+            "a run with an async void method that ends on the thread pool");
+
+        finished.Should().BeTrue();
+
+        async void FireAndForget()
+        {
+            await Task.Delay(10).ConfigureAwait(false);
+            finished = true;
+        }
+    }
+
+    [Fact]
+    public void Run_RestoresTheCallersContext_AfterTheLoopSleptSeveralTimes()
+    {
+        var outer = new SynchronizationContext();
+        SynchronizationContext? after = null;
+        Support.Bounded.OnOwnThread(
+            () =>
+            {
+                SynchronizationContext.SetSynchronizationContext(outer);
+                PriorityAsyncContext.Run(async () =>
+                {
+                    await Task.Delay(5); // nothing ready: the loop puts the thread's own context back and sleeps
+                    await Task.Delay(5);
+                    await Task.Delay(5);
+                });
+                after = SynchronizationContext.Current;
+            },
+            "a run that sleeps three times");
+
+        after.Should().BeSameAs(outer);
+    }
+
+    [Fact]
+    public void Dispose_FromInsideTheRun_TakesEffectWhenTheRunEnds()
+    {
+        var context = new PriorityAsyncContext();
+        string? laneAfterDispose = null;
+        context.Execute(async () =>
+        {
+            context.Dispose();
+            await Task.Yield();
+            laneAfterDispose = PriorityScheduler.CurrentLane?.Name;
+        });
+
+        laneAfterDispose.Should().Be(context.Lanes[0].Name, "the run goes on in its lane after Dispose");
+        context.RejectedWorkCount.Should().Be(0);
+        context.Invoking(c => c.Execute(() => Task.CompletedTask)).Should().Throw<ObjectDisposedException>().WithMessage("*has been disposed*");
+        Action run = () => context.Lanes[1].Run(static () => { });
+        run.Should().Throw<ObjectDisposedException>().WithMessage("*has been disposed and accepts no new work*");
+    }
+
+    [Fact]
+    public async Task Dispose_FromInsideTheRun_EndsTheContextsTimerThreadWhenTheRunEnds()
+    {
+        if (!OperatingSystem.IsLinux())
+        {
+            return;
+        }
+
+        var name = $"d{Random.Shared.Next(0x1000, 0xFFFF):x}";
+        var context = new PriorityAsyncContext(new PrioritySchedulerOptions { Name = name });
+        context.Execute(async () =>
+        {
+            context.Dispose();
+            await Task.Yield();
+        });
+
+        await Support.OsThreads.GoneAsync(name + " timers", "the timer thread of a context disposed during its run");
+    }
+
+    [Fact]
+    public void ARun_DisposesEveryTimerItCreatedOnTheGivenClock()
+    {
+        var clock = new Support.TrackingTimeProvider();
+        PriorityAsyncContext.Run(
+            async () =>
+            {
+                await Task.Yield();
+                await PriorityScheduler.YieldTo(LanePriority.Processing);
+            },
+            new PrioritySchedulerOptions { TimeProvider = clock, YieldQuantum = TimeSpan.FromSeconds(10), StallThreshold = TimeSpan.FromSeconds(10) });
+
+        clock.Created.Should().Be(2, "one quantum alarm and one stall alarm, re-armed for every slice");
+        clock.Live.Should().Be(0);
+    }
+
+    [Fact]
+    public void YieldTo_OutsideAScheduler_SaysHowToGetBackIntoOne()
+    {
+        var yieldTo = () => PriorityScheduler.YieldTo(LanePriority.Processing);
+
+        yieldTo.Should().Throw<InvalidOperationException>().WithMessage("*PriorityScheduler.YieldTo must be called from code running in a PriorityAsync scheduler*come back with await lane.SwitchTo().");
+    }
 }

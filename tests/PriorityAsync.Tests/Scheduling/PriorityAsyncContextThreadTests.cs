@@ -48,4 +48,16 @@ public class PriorityAsyncContextThreadTests
         await completion.Should().ThrowAsync<TimeoutException>().WithMessage("posted");
         await owner.DisposeAsync();
     }
+
+    [Fact]
+    public async Task TheThread_IsABackgroundThreadNamedAfterTheContext_AndDisposeWaitsForItsExit()
+    {
+        var owner = new PriorityAsyncContextThread(new PrioritySchedulerOptions { Name = "owned-thread" });
+        var (name, background) = await owner.RunAsync(LanePriority.Processing, () => Task.FromResult((Thread.CurrentThread.Name, Thread.CurrentThread.IsBackground))).WaitAsync(Generous);
+
+        owner.Dispose();
+
+        (name, background).Should().Be(("owned-thread", true));
+        owner.Completion.IsCompletedSuccessfully.Should().BeTrue("Dispose returns once the thread has run its last item and exited");
+    }
 }

@@ -18,6 +18,8 @@ public class PrioritySchedulerOptionsTests
         ["WorkerCount: zero"] = (o => o.WorkerCount = 0, "*WorkerCount must be between 1 and 32767*"),
         ["Mode: undefined"] = (o => o.Mode = (PriorityWorkerMode)7, "*Mode must be DedicatedThreads or ThreadPool*"),
         ["TimeProvider: virtual"] = (o => o.TimeProvider = new VirtualTimeProvider(), "*cannot be a VirtualTimeProvider*"),
+        ["OrdinaryWorkerPriority: Highest"] = (o => o.OrdinaryWorkerPriority = ThreadPriority.Highest, "*must be Normal, BelowNormal or Lowest*"),
+        ["OrdinaryWorkerPriority: lowered on pool threads"] = (o => (o.Mode, o.OrdinaryWorkerPriority) = (PriorityWorkerMode.ThreadPool, ThreadPriority.BelowNormal), "*lowered only with Mode = DedicatedThreads*"),
     };
 
     public static TheoryData<string> InvalidOptions => [.. Invalid.Keys];

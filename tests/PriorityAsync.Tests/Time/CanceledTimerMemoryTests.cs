@@ -36,6 +36,33 @@ public class CanceledTimerMemoryTests
         firstState.IsAlive.Should().BeFalse("a disposed timer's entry is compacted away once stale entries outnumber live ones");
     }
 
+    /// <summary>Each re-arming leaves a stale entry too: a timer moved once, then disposed, leaves two, and both are compacted away.</summary>
+    [Fact]
+    public void VirtualTimeProvider_TimersRearmedThenDisposedBeforeTheyAreDue_DoNotKeepTheirStateAlive()
+    {
+        var clock = new VirtualTimeProvider();
+        using var keepAlive = clock.CreateTimer(_ => { }, null, TimeSpan.FromMinutes(30), Timeout.InfiniteTimeSpan);
+
+        var firstState = DisposeEarlyTimers(clock, rearm: true);
+
+        ForceFullCollection();
+        firstState.IsAlive.Should().BeFalse("the entries of re-armed and disposed timers are compacted away once stale entries outnumber live ones");
+        clock.ActiveTimerCount.Should().Be(1);
+    }
+
+    /// <summary>Each re-arming leaves a stale entry too: a timer moved once, then disposed, leaves two, and both are compacted away.</summary>
+    [Fact]
+    public void DedicatedTimerTimeProvider_TimersRearmedThenDisposedBeforeTheyAreDue_DoNotKeepTheirStateAlive()
+    {
+        using var clock = new DedicatedTimerTimeProvider("rearmed-timer-memory");
+        using var keepAlive = clock.CreateTimer(_ => { }, null, TimeSpan.FromMinutes(30), Timeout.InfiniteTimeSpan);
+
+        var firstState = DisposeEarlyTimers(clock, rearm: true);
+
+        ForceFullCollection();
+        firstState.IsAlive.Should().BeFalse("the entries of re-armed and disposed timers are compacted away once stale entries outnumber live ones");
+    }
+
     [Fact]
     public void VirtualTimeProvider_ManyRearmedTimers_StillFireOnceEachAtTheirLastDueTime()
     {
@@ -64,16 +91,22 @@ public class CanceledTimerMemoryTests
         clock.ActiveTimerCount.Should().Be(0);
     }
 
-    /// <summary>Creates timers due in an hour and disposes each at once; returns a reference to the first one's state.</summary>
+    /// <summary>Creates timers due in an hour, moves each to two hours when <paramref name="rearm"/>, and disposes each at once; returns a reference to the first one's state.</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private static WeakReference DisposeEarlyTimers(TimeProvider clock)
+    private static WeakReference DisposeEarlyTimers(TimeProvider clock, bool rearm = false)
     {
         WeakReference? first = null;
         for (var i = 0; i < Churn; i++)
         {
             var state = new byte[64];
             first ??= new WeakReference(state);
-            clock.CreateTimer(static _ => { }, state, TimeSpan.FromHours(1), Timeout.InfiniteTimeSpan).Dispose();
+            var timer = clock.CreateTimer(static _ => { }, state, TimeSpan.FromHours(1), Timeout.InfiniteTimeSpan);
+            if (rearm)
+            {
+                timer.Change(TimeSpan.FromHours(2), Timeout.InfiniteTimeSpan);
+            }
+
+            timer.Dispose();
         }
 
         return first!;

@@ -1,0 +1,42 @@
+namespace PriorityAsync.Tests.Support;
+
+/// <summary>Real time whose timers are counted: created, and still alive (not disposed).</summary>
+internal sealed class TrackingTimeProvider : TimeProvider
+{
+    private int _created;
+    private int _live;
+
+    public int Created => Volatile.Read(ref _created);
+
+    public int Live => Volatile.Read(ref _live);
+
+    public override ITimer CreateTimer(TimerCallback callback, object? state, TimeSpan dueTime, TimeSpan period)
+    {
+        Interlocked.Increment(ref _created);
+        Interlocked.Increment(ref _live);
+        return new TrackedTimer(this, System.CreateTimer(callback, state, dueTime, period));
+    }
+
+    private sealed class TrackedTimer(TrackingTimeProvider owner, ITimer inner) : ITimer
+    {
+        private int _disposed;
+
+        public bool Change(TimeSpan dueTime, TimeSpan period) => inner.Change(dueTime, period);
+
+        public void Dispose()
+        {
+            if (Interlocked.Exchange(ref _disposed, 1) == 0)
+            {
+                Interlocked.Decrement(ref owner._live);
+            }
+
+            inner.Dispose();
+        }
+
+        public ValueTask DisposeAsync()
+        {
+            Dispose();
+            return ValueTask.CompletedTask;
+        }
+    }
+}
