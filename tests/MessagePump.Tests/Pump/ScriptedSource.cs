@@ -1,0 +1,67 @@
+namespace PriorityAsync.MessagePump.Tests.Pump;
+
+/// <summary>
+/// A source over an <see cref="InMemoryQueue"/> with hooks for the transport's misbehaviours: <see cref="Answer"/> may
+/// replace a receive's answer (given the call's number from 0, the ask and the queue's own answer), <see cref="SettleFault"/>
+/// may make a settle call throw (given <c>complete</c>, <c>abandon</c> or <c>dead-letter</c> and the delivery), and every
+/// renew call is recorded on the queue's clock. Settles one message per call (no native batches).
+/// </summary>
+internal sealed class ScriptedSource(InMemoryQueue inner) : IMessageSource
+{
+    private int _receives;
+
+    /// <summary>Gets or sets what a receive returns instead of the queue's answer; <see langword="null"/> passes it through.</summary>
+    public Func<int, int, IReadOnlyList<ILeasedMessage>, IReadOnlyList<ILeasedMessage>>? Answer { get; set; }
+
+    /// <summary>Gets or sets the exception a settle call throws instead of settling; <see langword="null"/> settles.</summary>
+    public Func<string, ILeasedMessage, Exception?>? SettleFault { get; set; }
+
+    /// <summary>Gets when each receive call was made, and what it asked for.</summary>
+    public List<(DateTimeOffset At, int Asked)> Receives { get; } = [];
+
+    /// <summary>Gets when each renew call was made, and for which message.</summary>
+    public List<(DateTimeOffset At, string MessageId)> Renewals { get; } = [];
+
+    public TimeSpan? LockDuration => inner.LockDuration;
+
+    public Task<ILeasedMessage?> ReceiveAsync(CancellationToken cancellationToken = default) =>
+        throw new NotSupportedException("the pump receives in batches");
+
+    public async Task<IReadOnlyList<ILeasedMessage>> ReceiveBatchAsync(int maxMessages, CancellationToken cancellationToken = default)
+    {
+        Receives.Add((inner.TimeProvider.GetUtcNow(), maxMessages));
+        var answer = (await inner.ReceiveBatchAsync(maxMessages, cancellationToken)).Select(m => (ILeasedMessage)new Message(m, this)).ToList();
+        return Answer is { } replace ? replace(_receives++, maxMessages, answer) : answer;
+    }
+
+    private Task Settle(string operation, ILeasedMessage message, Func<Task> call) =>
+        SettleFault?.Invoke(operation, message) is { } fault ? Task.FromException(fault) : call();
+
+    private sealed class Message(ILeasedMessage inner, ScriptedSource source) : ILeasedMessage
+    {
+        public string MessageId => inner.MessageId;
+
+        public ReadOnlyMemory<byte> Body => inner.Body;
+
+        public int DeliveryCount => inner.DeliveryCount;
+
+        public DateTimeOffset LockedUntil => inner.LockedUntil;
+
+        public Task<DateTimeOffset> RenewLockAsync(CancellationToken cancellationToken = default)
+        {
+            source.Renewals.Add((source.TimeNow, inner.MessageId));
+            return inner.RenewLockAsync(cancellationToken);
+        }
+
+        public Task CompleteAsync(CancellationToken cancellationToken = default) =>
+            source.Settle("complete", this, () => inner.CompleteAsync(cancellationToken));
+
+        public Task AbandonAsync(CancellationToken cancellationToken = default) =>
+            source.Settle("abandon", this, () => inner.AbandonAsync(cancellationToken));
+
+        public Task DeadLetterAsync(string reason, CancellationToken cancellationToken = default) =>
+            source.Settle("dead-letter", this, () => inner.DeadLetterAsync(reason, cancellationToken));
+    }
+
+    private DateTimeOffset TimeNow => inner.TimeProvider.GetUtcNow();
+}
