@@ -4,11 +4,13 @@ namespace PriorityAsync.MessagePump.Tests.Pump;
 /// A source over an <see cref="InMemoryQueue"/> with hooks for the transport's misbehaviours: <see cref="Answer"/> may
 /// replace a receive's answer (given the call's number from 0, the ask and the queue's own answer), <see cref="SettleFault"/>
 /// may make a settle call throw (given <c>complete</c>, <c>abandon</c> or <c>dead-letter</c> and the delivery), and every
-/// renew call is recorded on the queue's clock. Settles one message per call (no native batches).
+/// renew, complete and complete-batch call is recorded. Completes batches in one call when
+/// <see cref="CompletesBatchesNatively"/> is set.
 /// </summary>
 internal sealed class ScriptedSource(InMemoryQueue inner) : IMessageSource
 {
     private int _receives;
+    private int _completeCalls;
 
     /// <summary>Gets or sets what a receive returns instead of the queue's answer; <see langword="null"/> passes it through.</summary>
     public Func<int, int, IReadOnlyList<ILeasedMessage>, IReadOnlyList<ILeasedMessage>>? Answer { get; set; }
@@ -22,7 +24,15 @@ internal sealed class ScriptedSource(InMemoryQueue inner) : IMessageSource
     /// <summary>Gets when each renew call was made, and for which message.</summary>
     public List<(DateTimeOffset At, string MessageId)> Renewals { get; } = [];
 
+    /// <summary>Gets the size of each complete-batch call.</summary>
+    public List<int> CompleteBatches { get; } = [];
+
+    /// <summary>Gets how many single complete calls were made.</summary>
+    public int CompleteCalls => _completeCalls;
+
     public TimeSpan? LockDuration => inner.LockDuration;
+
+    public bool CompletesBatchesNatively { get; init; }
 
     public Task<ILeasedMessage?> ReceiveAsync(CancellationToken cancellationToken = default) =>
         throw new NotSupportedException("the pump receives in batches");
@@ -34,11 +44,19 @@ internal sealed class ScriptedSource(InMemoryQueue inner) : IMessageSource
         return Answer is { } replace ? replace(_receives++, maxMessages, answer) : answer;
     }
 
+    public Task<IReadOnlyList<Exception?>> CompleteBatchAsync(IReadOnlyList<ILeasedMessage> messages, CancellationToken cancellationToken = default)
+    {
+        CompleteBatches.Add(messages.Count);
+        return inner.CompleteBatchAsync([.. messages.Select(m => ((Message)m).Inner)], cancellationToken);
+    }
+
     private Task Settle(string operation, ILeasedMessage message, Func<Task> call) =>
         SettleFault?.Invoke(operation, message) is { } fault ? Task.FromException(fault) : call();
 
     private sealed class Message(ILeasedMessage inner, ScriptedSource source) : ILeasedMessage
     {
+        public ILeasedMessage Inner => inner;
+
         public string MessageId => inner.MessageId;
 
         public ReadOnlyMemory<byte> Body => inner.Body;
@@ -53,8 +71,11 @@ internal sealed class ScriptedSource(InMemoryQueue inner) : IMessageSource
             return inner.RenewLockAsync(cancellationToken);
         }
 
-        public Task CompleteAsync(CancellationToken cancellationToken = default) =>
-            source.Settle("complete", this, () => inner.CompleteAsync(cancellationToken));
+        public Task CompleteAsync(CancellationToken cancellationToken = default)
+        {
+            Interlocked.Increment(ref source._completeCalls);
+            return source.Settle("complete", this, () => inner.CompleteAsync(cancellationToken));
+        }
 
         public Task AbandonAsync(CancellationToken cancellationToken = default) =>
             source.Settle("abandon", this, () => inner.AbandonAsync(cancellationToken));
