@@ -4,9 +4,10 @@ namespace PriorityAsync.MessagePump.Tests.Pump;
 /// A source over an <see cref="InMemoryQueue"/> whose settle calls may never answer (a broker that went silent
 /// mid-call): <paramref name="silence"/> decides per call, given <c>complete</c>, <c>abandon</c> or <c>dead-letter</c>.
 /// Receives and renewals pass through. A silent call ends only on its token, and only when
-/// <paramref name="honourToken"/> is set; otherwise it never ends at all. Also linked into Reliability.Tests.
+/// <paramref name="honourToken"/> is set; otherwise it never ends at all. With <paramref name="nativeBatches"/> the
+/// source completes batches in one call, silent when <c>complete</c> is. Also linked into Reliability.Tests.
 /// </summary>
-internal sealed class SilentSettlements(InMemoryQueue inner, Func<string, bool> silence, bool honourToken) : IMessageSource
+internal sealed class SilentSettlements(InMemoryQueue inner, Func<string, bool> silence, bool honourToken, bool nativeBatches = false) : IMessageSource
 {
     private int _silentCalls;
 
@@ -15,8 +16,17 @@ internal sealed class SilentSettlements(InMemoryQueue inner, Func<string, bool> 
 
     public TimeSpan? LockDuration => inner.LockDuration;
 
+    public bool CompletesBatchesNatively => nativeBatches;
+
     public async Task<ILeasedMessage?> ReceiveAsync(CancellationToken cancellationToken = default) =>
         await inner.ReceiveAsync(cancellationToken) is { } message ? new Message(message, this) : null;
+
+    public async Task<IReadOnlyList<Exception?>> CompleteBatchAsync(IReadOnlyList<ILeasedMessage> messages, CancellationToken cancellationToken = default)
+    {
+        IReadOnlyList<Exception?> outcomes = [];
+        await Settle("complete", async () => outcomes = await inner.CompleteBatchAsync([.. messages.Select(m => ((Message)m).Inner)], cancellationToken), cancellationToken);
+        return outcomes;
+    }
 
     private Task Settle(string operation, Func<Task> call, CancellationToken cancellationToken)
     {
@@ -31,6 +41,8 @@ internal sealed class SilentSettlements(InMemoryQueue inner, Func<string, bool> 
 
     private sealed class Message(ILeasedMessage inner, SilentSettlements source) : ILeasedMessage
     {
+        public ILeasedMessage Inner => inner;
+
         public string MessageId => inner.MessageId;
 
         public ReadOnlyMemory<byte> Body => inner.Body;

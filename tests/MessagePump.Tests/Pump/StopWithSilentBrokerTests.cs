@@ -14,14 +14,17 @@ public class StopWithSilentBrokerTests(ITestOutputHelper output)
     private static readonly TimeSpan Patience = TimeSpan.FromMinutes(10);
 
     [Theory]
-    [InlineData(true)]
-    [InlineData(false)]
-    public void Stop_WhileTheHandlersCompleteGoesUnanswered_ReturnsWithinTheBound_AndNothingStaysLocked(bool honourToken)
+    [InlineData(true, false)]
+    [InlineData(false, false)]
+    [InlineData(true, true)]
+    [InlineData(false, true)]
+    public void Stop_WhileTheHandlersCompleteGoesUnanswered_ReturnsWithinTheBound_AndNothingStaysLocked(bool honourToken, bool nativeBatches)
     {
         var result = Run(
             silent: "complete",
             honourToken,
-            handler: (context, token) => Task.Delay(TimeSpan.FromSeconds(1), context.TimeProvider, token));
+            handler: (context, token) => Task.Delay(TimeSpan.FromSeconds(1), context.TimeProvider, token),
+            nativeBatches);
 
         result.Returned.Should().BeTrue("StopAsync must return within ShutdownTimeout plus the lock ({0})", result);
         result.StoppedAfter.Should().BeLessThanOrEqualTo(ShutdownTimeout + LockDuration, result.ToString());
@@ -53,12 +56,12 @@ public class StopWithSilentBrokerTests(ITestOutputHelper output)
         result.Logger.Entries.Count(e => e.EventId.Id == 32).Should().Be(1, result.Logger.ToString());
     }
 
-    private StopResult Run(string silent, bool honourToken, Func<MessageContext, CancellationToken, Task> handler)
+    private StopResult Run(string silent, bool honourToken, Func<MessageContext, CancellationToken, Task> handler, bool nativeBatches = false)
     {
         var clock = new VirtualTimeProvider();
         var queue = new InMemoryLeaseBroker(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = LockDuration });
         queue.Send(new byte[] { 1 }, "m1");
-        var source = new SilentSettlements(queue, operation => operation == silent, honourToken);
+        var source = new SilentSettlements(queue, operation => operation == silent, honourToken, nativeBatches);
         var logger = new ListLogger();
         var result = new StopResult(logger);
         VirtualRun.Run(clock, async scheduler =>
