@@ -196,4 +196,57 @@ public class TransportMisbehaviourTests
         renewalCount.Should().Be(expected.Count);
         stats.Should().BeEquivalentTo(new { Received = 1, Completed = 1, LeasesLost = 0, Renewals = expected.Count });
     }
+    /// <summary>
+    /// A renew call that keeps failing transiently is retried after <see cref="MessagePumpOptions.TransientRetryDelay"/>,
+    /// cut to half the lock left, until the lock has no time left for a retry: then the lease is lost (event 22) and
+    /// the handler is canceled.
+    /// </summary>
+    [Fact]
+    public void RenewFailingTransiently_IsRetried_WithPausesCutToHalfTheLockLeft_UntilTheLockRunsOut()
+    {
+        var lockDuration = TimeSpan.FromSeconds(10);
+        var clock = new VirtualTimeProvider();
+        var queue = new InMemoryLeaseBroker(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = lockDuration, RenewFailureRate = 1, MaxDeliveryCount = 1 });
+        queue.Send(new byte[] { 1 }, "m1");
+        var source = new ScriptedSource(queue);
+        var logger = new ListLogger();
+        DateTimeOffset started = default;
+        DateTimeOffset canceledAt = default;
+        MessagePumpStatistics? stats = null;
+        VirtualRun.Run(clock, async scheduler =>
+        {
+            var pump = new PriorityMessagePump(
+                source,
+                async (context, token) =>
+                {
+                    started = context.TimeProvider.GetUtcNow();
+                    using var registration = token.Register(() => canceledAt = clock.GetUtcNow());
+                    await Task.Delay(TimeSpan.FromMinutes(1), context.TimeProvider, token);
+                },
+                scheduler,
+                new MessagePumpOptions { TransientRetryDelay = TimeSpan.FromSeconds(1) },
+                logger);
+            await pump.StartAsync();
+            await VirtualRun.WaitUntilAsync(() => queue.GetStatistics().DeadLettered == 1, clock, TimeSpan.FromMinutes(5));
+            await pump.StopAsync();
+            stats = pump.GetStatistics();
+        });
+
+        var lockedUntil = started + lockDuration; // never renewed
+        var attempts = source.Renewals.Select(r => r.At).ToList();
+        attempts[0].Should().Be(started + TimeSpan.FromSeconds(5), "the first renewal is sent at half the lock");
+        for (var i = 1; i < attempts.Count; i++)
+        {
+            var pause = TimeSpan.FromTicks(Math.Min(TimeSpan.FromSeconds(1).Ticks, (lockedUntil - attempts[i - 1]).Ticks / 2));
+            pause = TimeSpan.FromMilliseconds(Math.Floor(pause.TotalMilliseconds)); // Task.Delay waits whole milliseconds
+            (attempts[i] - attempts[i - 1]).Should().Be(pause, "retry {0} waits the retry delay cut to half the lock left", i);
+        }
+
+        attempts.Take(7).Select(a => a - started).Should().Equal(new[] { 5, 6, 7, 8, 9, 9.5, 9.75 }.Select(TimeSpan.FromSeconds));
+        (lockedUntil - attempts[^1]).Should().BeLessThan(TimeSpan.FromMilliseconds(2), "retries go on while half the lock left is a pause of 1 ms or more");
+        canceledAt.Should().Be(attempts[^1], "the lease is given up at the last failed attempt");
+        stats.Should().BeEquivalentTo(new { Received = 1, LeasesLost = 1, Renewals = 0, TransientRetries = attempts.Count - 1, Completed = 0, Abandoned = 0 });
+        logger.Entries.Count(e => e.EventId.Id == 21).Should().Be(attempts.Count - 1);
+        logger.Entries.Where(e => e.EventId.Id == 22).Should().ContainSingle().Which.Exception.Should().BeOfType<TransientTransportException>();
+    }
 }
