@@ -56,6 +56,31 @@ public class PumpOptionsBehaviourTests
     }
 
     [Fact]
+    public void ReceivesAndCompletions_CarryAtMostMaxBatchSize()
+    {
+        const int messages = 40;
+        var clock = new VirtualTimeProvider();
+        var queue = new InMemoryLeaseBroker(clock).CreateQueue("q", new InMemoryQueueOptions { Latency = TimeSpan.FromMilliseconds(5) });
+        for (var i = 0; i < messages; i++)
+        {
+            queue.Send(new byte[] { (byte)i });
+        }
+
+        var source = new ScriptedSource(queue) { CompletesBatchesNatively = true };
+        VirtualRun.Run(clock, async scheduler =>
+        {
+            var pump = new PriorityMessagePump(source, (_, _) => Task.CompletedTask, scheduler, new MessagePumpOptions { MaxBatchSize = 3 });
+            await pump.StartAsync();
+            await VirtualRun.WaitUntilAsync(() => queue.GetStatistics().Completed == messages, clock, TimeSpan.FromMinutes(1), TimeSpan.FromMilliseconds(10));
+            await pump.StopAsync();
+        });
+
+        source.Receives.Max(r => r.Asked).Should().Be(3);
+        source.CompleteBatches.Max().Should().Be(3);
+        source.CompleteBatches.Sum().Should().Be(messages);
+    }
+
+    [Fact]
     public void Stop_ZeroShutdownTimeout_AbandonsTheMessagesInFlightAtOnce()
     {
         var (stats, stoppedAfter, handlerCanceled) = StopWhileAHandlerRuns(TimeSpan.Zero, handlerTime: TimeSpan.FromMinutes(10));
