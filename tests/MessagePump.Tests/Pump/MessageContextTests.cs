@@ -11,6 +11,7 @@ public class MessageContextTests
         queue.Send(new byte[] { 1 }, "m1");
         var seen = new List<(string Text, MessageLeaseState State)>();
         string? pumpText = null;
+        var logger = new ListLogger();
         MessagePumpStatistics? stats = null;
         VirtualRun.Run(clock, async scheduler =>
         {
@@ -26,7 +27,8 @@ public class MessageContextTests
                     seen.Add((context.ToString(), context.LeaseState));
                 },
                 scheduler,
-                new MessagePumpOptions { Name = "orders" });
+                new MessagePumpOptions { Name = "orders" },
+                logger);
             pumpText = pump.ToString();
             await pump.StartAsync();
             await VirtualRun.WaitUntilAsync(() => queue.GetStatistics().DeadLettered == 1, clock, TimeSpan.FromMinutes(1));
@@ -41,6 +43,7 @@ public class MessageContextTests
             ("m1 (delivery 1, Settled)", MessageLeaseState.Settled));
         stats.Should().BeEquivalentTo(new { Received = 1, DeadLettered = 1, Completed = 0, SettleFailures = 0 });
         queue.GetDeadLetters().Should().Equal(new DeadLetteredMessage("m1", "poison", 1));
+        logger.Entries.Where(e => e.EventId.Id == 14).Should().ContainSingle().Which.Message.Should().Be("Message pump orders dead-lettered m1: poison.");
     }
 
     [Fact]

@@ -58,6 +58,8 @@ public class MessagePumpOptionsTests
         }
 
         Create(o => o.MaxInFlight = 1).MaxInFlight.Should().Be(1);
+        var clock = new VirtualTimeProvider();
+        Create(o => o.TimeProvider = clock).TimeProvider.Should().BeSameAs(clock, "the option replaces the scheduler's clock");
         FluentActions.Invoking(() => Create(o => o.MaxBatchSize = 1)).Should().NotThrow();
         FluentActions.Invoking(() => Create(o => o.MaxBatchSize = MessagePumpOptions.MaxBatchSizeLimit)).Should().NotThrow();
         FluentActions.Invoking(() => Create(o => o.LockRenewalBuffer = TimeSpan.FromTicks(1))).Should().NotThrow();

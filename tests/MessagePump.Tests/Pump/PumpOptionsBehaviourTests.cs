@@ -83,9 +83,10 @@ public class PumpOptionsBehaviourTests
     [Fact]
     public void Stop_ZeroShutdownTimeout_AbandonsTheMessagesInFlightAtOnce()
     {
-        var (stats, stoppedAfter, handlerCanceled) = StopWhileAHandlerRuns(TimeSpan.Zero, handlerTime: TimeSpan.FromMinutes(10));
+        var (stats, stoppedAfter, handlerCanceled, logger) = StopWhileAHandlerRuns(TimeSpan.Zero, handlerTime: TimeSpan.FromMinutes(10));
 
         stoppedAfter.Should().Be(TimeSpan.Zero);
+        logger.Entries.Where(e => e.EventId.Id == 30).Should().ContainSingle().Which.Message.Should().StartWith("Message pump message-pump: m1 did not finish within the shutdown timeout");
         handlerCanceled.Should().BeTrue();
         stats.Should().BeEquivalentTo(new { Received = 1, Completed = 0, Abandoned = 1, AbandonedAtStop = 1, InFlight = 0 });
     }
@@ -93,7 +94,7 @@ public class PumpOptionsBehaviourTests
     [Fact]
     public void Stop_InfiniteShutdownTimeout_WaitsForTheHandlersHoweverLong()
     {
-        var (stats, stoppedAfter, handlerCanceled) = StopWhileAHandlerRuns(Timeout.InfiniteTimeSpan, handlerTime: TimeSpan.FromHours(2));
+        var (stats, stoppedAfter, handlerCanceled, _) = StopWhileAHandlerRuns(Timeout.InfiniteTimeSpan, handlerTime: TimeSpan.FromHours(2));
 
         stoppedAfter.Should().Be(TimeSpan.FromHours(2) - TimeSpan.FromSeconds(1));
         handlerCanceled.Should().BeFalse();
@@ -101,7 +102,7 @@ public class PumpOptionsBehaviourTests
     }
 
     /// <summary>Starts a pump on one message whose handler takes <paramref name="handlerTime"/>, and stops it 1 s later.</summary>
-    private static (MessagePumpStatistics Stats, TimeSpan StoppedAfter, bool HandlerCanceled) StopWhileAHandlerRuns(TimeSpan shutdownTimeout, TimeSpan handlerTime)
+    private static (MessagePumpStatistics Stats, TimeSpan StoppedAfter, bool HandlerCanceled, ListLogger Logger) StopWhileAHandlerRuns(TimeSpan shutdownTimeout, TimeSpan handlerTime)
     {
         var clock = new VirtualTimeProvider();
         var queue = new InMemoryLeaseBroker(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(30) });
@@ -109,6 +110,7 @@ public class PumpOptionsBehaviourTests
         MessagePumpStatistics? stats = null;
         var stoppedAfter = TimeSpan.MinValue;
         var canceled = false;
+        var logger = new ListLogger();
         VirtualRun.Run(clock, async scheduler =>
         {
             var pump = new PriorityMessagePump(
@@ -119,7 +121,8 @@ public class PumpOptionsBehaviourTests
                     await Task.Delay(handlerTime, context.TimeProvider, token);
                 },
                 scheduler,
-                new MessagePumpOptions { ShutdownTimeout = shutdownTimeout });
+                new MessagePumpOptions { ShutdownTimeout = shutdownTimeout },
+                logger);
             await pump.StartAsync();
             await Task.Delay(TimeSpan.FromSeconds(1), scheduler.TimeProvider);
             var start = clock.GetUtcNow();
@@ -131,6 +134,6 @@ public class PumpOptionsBehaviourTests
         stats!.ShouldBeConsistent();
         stats.ShouldMatch(queue.GetStatistics());
         queue.GetStatistics().InFlight.Should().Be(0, "nothing stays locked");
-        return (stats, stoppedAfter, canceled);
+        return (stats, stoppedAfter, canceled, logger);
     }
 }

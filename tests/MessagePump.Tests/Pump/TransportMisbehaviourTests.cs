@@ -210,6 +210,26 @@ public class TransportMisbehaviourTests
         queue.Send(new byte[] { 1 }, "m1");
         var source = new ScriptedSource(queue);
         var logger = new ListLogger();
+        var lostMeasured = 0L;
+        using var listener = new System.Diagnostics.Metrics.MeterListener();
+        listener.InstrumentPublished = (instrument, l) =>
+        {
+            if (instrument.Meter.Name == MessagePumpMetrics.MeterName && instrument.Name == MessagePumpMetrics.LeasesLostName)
+            {
+                l.EnableMeasurementEvents(instrument);
+            }
+        };
+        listener.SetMeasurementEventCallback<long>((_, value, tags, _) =>
+        {
+            foreach (var tag in tags)
+            {
+                if (tag.Key == MessagePumpMetrics.PumpTag && (string?)tag.Value == "renew-retries")
+                {
+                    Interlocked.Add(ref lostMeasured, value);
+                }
+            }
+        });
+        listener.Start();
         DateTimeOffset started = default;
         DateTimeOffset canceledAt = default;
         MessagePumpStatistics? stats = null;
@@ -224,7 +244,7 @@ public class TransportMisbehaviourTests
                     await Task.Delay(TimeSpan.FromMinutes(1), context.TimeProvider, token);
                 },
                 scheduler,
-                new MessagePumpOptions { TransientRetryDelay = TimeSpan.FromSeconds(1) },
+                new MessagePumpOptions { Name = "renew-retries", TransientRetryDelay = TimeSpan.FromSeconds(1) },
                 logger);
             await pump.StartAsync();
             await VirtualRun.WaitUntilAsync(() => queue.GetStatistics().DeadLettered == 1, clock, TimeSpan.FromMinutes(5));
@@ -246,7 +266,11 @@ public class TransportMisbehaviourTests
         (lockedUntil - attempts[^1]).Should().BeLessThan(TimeSpan.FromMilliseconds(2), "retries go on while half the lock left is a pause of 1 ms or more");
         canceledAt.Should().Be(attempts[^1], "the lease is given up at the last failed attempt");
         stats.Should().BeEquivalentTo(new { Received = 1, LeasesLost = 1, Renewals = 0, TransientRetries = attempts.Count - 1, Completed = 0, Abandoned = 0 });
-        logger.Entries.Count(e => e.EventId.Id == 21).Should().Be(attempts.Count - 1);
-        logger.Entries.Where(e => e.EventId.Id == 22).Should().ContainSingle().Which.Exception.Should().BeOfType<TransientTransportException>();
+        logger.Entries.Where(e => e.EventId.Id == 21).Should().HaveCount(attempts.Count - 1)
+            .And.OnlyContain(e => e.Message.StartsWith("Message pump renew-retries: renew of m1 failed transiently; retrying in ", StringComparison.Ordinal));
+        var lost = logger.Entries.Where(e => e.EventId.Id == 22).Should().ContainSingle().Which;
+        lost.Exception.Should().BeOfType<TransientTransportException>();
+        lost.Message.Should().Contain("lost the lease of m1 during renew;");
+        lostMeasured.Should().Be(1, "the lease lost is counted on the meter too");
     }
 }
