@@ -10,9 +10,13 @@ namespace PriorityAsync.MessagePump.Tests.Pump;
 internal sealed class SilentSettlements(InMemoryQueue inner, Func<string, bool> silence, bool honourToken, bool nativeBatches = false) : IMessageSource
 {
     private int _silentCalls;
+    private int _canceledCalls;
 
     /// <summary>Gets how many settle calls went unanswered.</summary>
     public int SilentCalls => Volatile.Read(ref _silentCalls);
+
+    /// <summary>Gets how many unanswered settle calls had their token canceled.</summary>
+    public int CanceledCalls => Volatile.Read(ref _canceledCalls);
 
     public TimeSpan? LockDuration => inner.LockDuration;
 
@@ -36,6 +40,7 @@ internal sealed class SilentSettlements(InMemoryQueue inner, Func<string, bool> 
         }
 
         Interlocked.Increment(ref _silentCalls);
+        cancellationToken.UnsafeRegister(_ => Interlocked.Increment(ref _canceledCalls), null);
         return honourToken ? Task.Delay(Timeout.InfiniteTimeSpan, cancellationToken) : new TaskCompletionSource().Task;
     }
 

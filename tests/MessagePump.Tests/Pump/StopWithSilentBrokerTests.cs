@@ -34,6 +34,9 @@ public class StopWithSilentBrokerTests(ITestOutputHelper output)
         result.Pump.ShouldMatch(result.BrokerAtReturn);
         result.BrokerAtReturn.ShouldBeConsistent();
         result.Logger.Entries.Count(e => e.EventId.Id == 32).Should().Be(1, result.Logger.ToString());
+        result.CanceledCalls.Should().Be(1, "the stop path aborts the unanswered call at the lock's expiry");
+        var operation = honourToken || nativeBatches ? "complete" : "settle"; // a call that ends on its abort reports its own loss
+        result.Logger.Entries.Where(e => e.EventId.Id == 22).Should().ContainSingle().Which.Message.Should().Contain($"lost the lease of m1 during {operation};", result.Logger.ToString());
     }
 
     [Theory]
@@ -54,6 +57,9 @@ public class StopWithSilentBrokerTests(ITestOutputHelper output)
         result.Pump.ShouldMatch(result.BrokerAtReturn);
         result.BrokerAtReturn.ShouldBeConsistent();
         result.Logger.Entries.Count(e => e.EventId.Id == 32).Should().Be(1, result.Logger.ToString());
+        result.CanceledCalls.Should().Be(1, "the stop path aborts the unanswered call at the lock's expiry");
+        var operation = honourToken ? "abandon" : "settle";
+        result.Logger.Entries.Where(e => e.EventId.Id == 22).Should().ContainSingle().Which.Message.Should().Contain($"lost the lease of m1 during {operation};", result.Logger.ToString());
     }
 
     private StopResult Run(string silent, bool honourToken, Func<MessageContext, CancellationToken, Task> handler, bool nativeBatches = false)
@@ -87,6 +93,7 @@ public class StopWithSilentBrokerTests(ITestOutputHelper output)
         });
 
         source.SilentCalls.Should().Be(1, "the scenario reached the silent call");
+        result.CanceledCalls = source.CanceledCalls;
         output.WriteLine(result.ToString());
         return result;
     }
@@ -102,6 +109,8 @@ public class StopWithSilentBrokerTests(ITestOutputHelper output)
         public InMemoryQueueStatistics BrokerAtReturn { get; set; } = new();
 
         public MessagePumpStatistics Pump { get; set; } = new();
+
+        public int CanceledCalls { get; set; }
 
         public override string ToString() => $"returned {Returned} after {StoppedAfter}; pump {Pump}; broker {BrokerAtReturn}";
     }
