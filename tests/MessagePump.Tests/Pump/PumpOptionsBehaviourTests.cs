@@ -23,9 +23,11 @@ public class PumpOptionsBehaviourTests
 
         var source = new ScriptedSource(queue) { CompletesBatchesNatively = native };
         MessagePumpStatistics? stats = null;
+        Lane? leaseLane = null;
         VirtualRun.Run(clock, async scheduler =>
         {
             var pump = new PriorityMessagePump(source, (_, _) => Task.CompletedTask, scheduler, new MessagePumpOptions { MaxBatchSize = maxBatchSize });
+            leaseLane = pump.LeaseLane;
             await pump.StartAsync();
             await VirtualRun.WaitUntilAsync(() => queue.GetStatistics().Completed == messages, clock, TimeSpan.FromMinutes(1), TimeSpan.FromMilliseconds(10));
             await pump.StopAsync();
@@ -33,6 +35,7 @@ public class PumpOptionsBehaviourTests
         });
 
         stats.Should().BeEquivalentTo(new { Received = messages, Completed = messages, LeasesLost = 0 });
+        source.SettleLanes.Should().NotBeEmpty().And.OnlyContain(lane => lane == leaseLane, "settlement runs in the lease lane");
         if (maxBatchSize == 1)
         {
             source.Receives.Should().OnlyContain(r => r.Asked == 1);

@@ -18,6 +18,15 @@ internal sealed class ScriptedSource(InMemoryQueue inner) : IMessageSource
     /// <summary>Gets or sets the exception a settle call throws instead of settling; <see langword="null"/> settles.</summary>
     public Func<string, ILeasedMessage, Exception?>? SettleFault { get; set; }
 
+    /// <summary>Gets or sets the exception a renew call throws (given the message and how many renew calls the source had before); <see langword="null"/> renews.</summary>
+    public Func<ILeasedMessage, int, Exception?>? RenewFault { get; set; }
+
+    /// <summary>Gets or sets how long each settle call takes on the queue's clock before it reaches the queue.</summary>
+    public TimeSpan SettleLatency { get; set; }
+
+    /// <summary>Gets the lane each settle or complete-batch call was made from.</summary>
+    public List<Lane?> SettleLanes { get; } = [];
+
     /// <summary>Gets when each receive call was made, and what it asked for.</summary>
     public List<(DateTimeOffset At, int Asked)> Receives { get; } = [];
 
@@ -47,11 +56,25 @@ internal sealed class ScriptedSource(InMemoryQueue inner) : IMessageSource
     public Task<IReadOnlyList<Exception?>> CompleteBatchAsync(IReadOnlyList<ILeasedMessage> messages, CancellationToken cancellationToken = default)
     {
         CompleteBatches.Add(messages.Count);
+        SettleLanes.Add(PriorityScheduler.CurrentLane);
         return inner.CompleteBatchAsync([.. messages.Select(m => ((Message)m).Inner)], cancellationToken);
     }
 
-    private Task Settle(string operation, ILeasedMessage message, Func<Task> call) =>
-        SettleFault?.Invoke(operation, message) is { } fault ? Task.FromException(fault) : call();
+    private async Task Settle(string operation, ILeasedMessage message, Func<Task> call)
+    {
+        SettleLanes.Add(PriorityScheduler.CurrentLane);
+        if (SettleLatency > TimeSpan.Zero)
+        {
+            await Task.Delay(SettleLatency, inner.TimeProvider);
+        }
+
+        if (SettleFault?.Invoke(operation, message) is { } fault)
+        {
+            throw fault;
+        }
+
+        await call();
+    }
 
     private sealed class Message(ILeasedMessage inner, ScriptedSource source) : ILeasedMessage
     {
@@ -68,7 +91,9 @@ internal sealed class ScriptedSource(InMemoryQueue inner) : IMessageSource
         public Task<DateTimeOffset> RenewLockAsync(CancellationToken cancellationToken = default)
         {
             source.Renewals.Add((source.TimeNow, inner.MessageId));
-            return inner.RenewLockAsync(cancellationToken);
+            return source.RenewFault?.Invoke(this, source.Renewals.Count - 1) is { } fault
+                ? Task.FromException<DateTimeOffset>(fault)
+                : inner.RenewLockAsync(cancellationToken);
         }
 
         public Task CompleteAsync(CancellationToken cancellationToken = default)
