@@ -19,7 +19,7 @@ for path in args:
     root = report.get('projectRoot', '')
     for name, f in report['files'].items():
         mutants = f['mutants']
-        if mutants and all(m['status'] == 'Ignored' and 'mutate filter' in (m.get('statusReason') or '') for m in mutants):
+        if not mutants or all(m['status'] == 'Ignored' and 'mutate filter' in (m.get('statusReason') or '') for m in mutants):
             continue
         rel = name.replace('\\', '/')
         rel = rel.split('/src/')[-1].split('/', 1)[-1] if '/src/' in rel else rel
