@@ -36,7 +36,12 @@ public class StopWithSilentBrokerTests(ITestOutputHelper output)
         result.Logger.Entries.Count(e => e.EventId.Id == 32).Should().Be(1, result.Logger.ToString());
         result.CanceledCalls.Should().Be(1, "the stop path aborts the unanswered call at the lock's expiry");
         var operation = honourToken || nativeBatches ? "complete" : "settle"; // a call that ends on its abort reports its own loss
-        result.Logger.Entries.Where(e => e.EventId.Id == 22).Should().ContainSingle().Which.Message.Should().Contain($"lost the lease of m1 during {operation};", result.Logger.ToString());
+        var lost = result.Logger.Entries.Where(e => e.EventId.Id == 22).Should().ContainSingle().Which;
+        lost.Message.Should().Contain($"lost the lease of m1 during {operation};", result.Logger.ToString());
+        if (nativeBatches)
+        {
+            lost.Exception.Should().BeOfType<OperationCanceledException>().Which.Message.Should().Contain("the lock expired with renewals stopped", "the log says why the batched completion ended");
+        }
     }
 
     [Theory]
