@@ -132,5 +132,9 @@ public class LeaseAndSettlementTests
             InFlight = 0,
         });
         logger.Entries.Should().NotContain(e => e.EventId.Id == 32 || e.EventId.Id == 30);
+        if (ending == "lease lost")
+        {
+            logger.Entries.Where(e => e.EventId.Id == 22).Should().ContainSingle().Which.Message.Should().Contain("lost the lease of m1 during renew;");
+        }
     }
 }
