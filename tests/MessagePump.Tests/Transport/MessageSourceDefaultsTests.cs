@@ -38,9 +38,25 @@ public class MessageSourceDefaultsTests
         outcomes[0].Should().BeNull();
         outcomes[1].Should().BeSameAs(failure);
         outcomes[2].Should().BeSameAs(thrown);
-        outcomes[3].Should().BeAssignableTo<OperationCanceledException>();
+        outcomes[3].Should().BeAssignableTo<OperationCanceledException>().Which.Message.Should().Be("The complete call was canceled.");
         outcomes[4].Should().BeNull();
         messages.Select(m => m.CompleteCalls).Should().Equal(1, 1, 1, 1, 1);
+    }
+
+    [Fact]
+    public async Task CompleteBatch_ByDefault_WaitsForEveryCallsAnswer()
+    {
+        var later = new TaskCompletionSource();
+        var messages = new[] { new Single("slow") { Complete = _ => later.Task }, new Single("quick") };
+        IMessageSource source = new SingleCallsSource([]);
+
+        var batch = source.CompleteBatchAsync(messages);
+        batch.IsCompleted.Should().BeFalse("the slow call has not answered");
+        messages.Select(m => m.CompleteCalls).Should().Equal(1, 1);
+        later.SetResult();
+
+        (await batch.WaitAsync(TimeSpan.FromSeconds(30))).Should().HaveCount(2).And.OnlyContain(outcome => outcome == null);
+        source.CompletesBatchesNatively.Should().BeFalse("a source with single calls only is completed one call per message by the pump");
     }
 
     [Fact]
@@ -62,7 +78,8 @@ public class MessageSourceDefaultsTests
         IMessageSource source = new SingleCallsSource([]);
 
         await FluentActions.Awaiting(() => source.CompleteBatchAsync(null!)).Should().ThrowAsync<ArgumentNullException>().WithParameterName("messages");
-        await FluentActions.Awaiting(() => source.CompleteBatchAsync([])).Should().ThrowAsync<ArgumentException>().WithParameterName("messages");
+        await FluentActions.Awaiting(() => source.CompleteBatchAsync([])).Should().ThrowAsync<ArgumentException>().WithParameterName("messages")
+            .WithMessage("A batch to settle must hold at least one message.*");
         var withNull = await FluentActions.Awaiting(() => source.CompleteBatchAsync([new Single("a"), null!])).Should().ThrowAsync<ArgumentNullException>().WithParameterName("messages");
         withNull.Which.Message.Should().StartWith("The message at index 1 of the batch is null.");
     }
