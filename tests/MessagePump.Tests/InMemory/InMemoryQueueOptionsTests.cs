@@ -21,7 +21,30 @@ public class InMemoryQueueOptionsTests
         breakIt(options);
 
         new InMemoryLeaseBroker().Invoking(b => b.CreateQueue("q", options))
-            .Should().Throw<ArgumentOutOfRangeException>().WithParameterName(option);
+            .Should().Throw<ArgumentOutOfRangeException>().WithParameterName(option).WithMessage($"InMemoryQueueOptions.{option} *");
+    }
+
+    [Fact]
+    public void CreateQueue_OptionsAtTheirLimits_AreAccepted()
+    {
+        var broker = new InMemoryLeaseBroker();
+        var limits = new InMemoryQueueOptions[]
+        {
+            new() { LockDuration = TimeSpan.FromTicks(1) },
+            new() { LockDuration = PrioritySchedulerOptions.MaxTimerDelay },
+            new() { MaxDeliveryCount = 1 },
+            new() { RenewFailureRate = 0, CompleteFailureRate = 0 },
+            new() { RenewFailureRate = 1, CompleteFailureRate = 1 },
+            new() { Latency = TimeSpan.Zero },
+            new() { Latency = PrioritySchedulerOptions.MaxTimerDelay },
+        };
+
+        for (var i = 0; i < limits.Length; i++)
+        {
+            broker.CreateQueue($"q{i}", limits[i]).Name.Should().Be($"q{i}");
+        }
+
+        broker.CreateQueue("defaults").Should().Match<InMemoryQueue>(q => q.LockDuration == TimeSpan.FromSeconds(60) && q.MaxDeliveryCount == 10);
     }
 
     [Fact]

@@ -162,6 +162,8 @@ public class BatchTests
         stats.LeasesLost.Should().Be(0);
         queue.GetStatistics().Completed.Should().Be(20);
         logger.Entries.Should().Contain(e => e.EventId.Id == 33 && e.Exception!.Message.Contains("outcomes", StringComparison.Ordinal));
+        logger.Entries.Where(e => e.EventId.Id == 21).Should().NotBeEmpty("a batch failing transiently is retried alone")
+            .And.OnlyContain(e => e.Message.Contains(": complete of ", StringComparison.Ordinal));
     }
 
     /// <summary>Makes a burst of ten processing slices ready the instant the broker answers with 4 or more messages.</summary>

@@ -9,12 +9,18 @@ public class MessagePumpOptionsTests
         { nameof(MessagePumpOptions.Name), o => o.Name = " " },
         { nameof(MessagePumpOptions.MaxInFlight), o => o.MaxInFlight = 0 },
         { nameof(MessagePumpOptions.MaxInFlight), o => o.MaxInFlight = -3 },
+        { nameof(MessagePumpOptions.MaxBatchSize), o => o.MaxBatchSize = 0 },
+        { nameof(MessagePumpOptions.MaxBatchSize), o => o.MaxBatchSize = MessagePumpOptions.MaxBatchSizeLimit + 1 },
         { nameof(MessagePumpOptions.LockRenewalBuffer), o => o.LockRenewalBuffer = TimeSpan.Zero },
         { nameof(MessagePumpOptions.LockRenewalBuffer), o => o.LockRenewalBuffer = TimeSpan.FromSeconds(30) },
         { nameof(MessagePumpOptions.LockRenewalBuffer), o => o.LockRenewalBuffer = TimeSpan.FromMinutes(1) },
         { nameof(MessagePumpOptions.TransientRetryDelay), o => o.TransientRetryDelay = TimeSpan.Zero },
+        { nameof(MessagePumpOptions.TransientRetryDelay), o => o.TransientRetryDelay = PrioritySchedulerOptions.MaxTimerDelay + TimeSpan.FromTicks(1) },
         { nameof(MessagePumpOptions.EmptyReceiveDelay), o => o.EmptyReceiveDelay = TimeSpan.FromSeconds(-1) },
         { nameof(MessagePumpOptions.ShutdownTimeout), o => o.ShutdownTimeout = TimeSpan.FromSeconds(-2) },
+        { nameof(MessagePumpOptions.ShutdownTimeout), o => o.ShutdownTimeout = PrioritySchedulerOptions.MaxTimerDelay + TimeSpan.FromTicks(1) },
+        { nameof(MessagePumpOptions.LeaseLane), o => o.LeaseLane = LanePriority.FromRank(7) },
+        { nameof(MessagePumpOptions.ProcessingLane), o => o.ProcessingLane = LanePriority.FromRank(7) },
         { nameof(MessagePumpOptions.ProcessingLane), o => o.ProcessingLane = LanePriority.Lease },
         { nameof(MessagePumpOptions.ReceiveLane), o => o.ReceiveLane = LanePriority.Processing },
         { nameof(MessagePumpOptions.ReceiveLane), o => o.ReceiveLane = LanePriority.FromRank(3) },
@@ -31,7 +37,37 @@ public class MessagePumpOptionsTests
 
         var create = () => new PriorityMessagePump(queue, Handler, context, options);
 
-        create.Should().Throw<ArgumentException>().WithParameterName(option);
+        var thrown = create.Should().Throw<ArgumentException>().WithParameterName(option);
+        if (option != nameof(MessagePumpOptions.Name))
+        {
+            thrown.WithMessage($"MessagePumpOptions.{option} *", "the message names the option and its rule");
+        }
+    }
+
+    /// <summary>The limits of each documented range are accepted.</summary>
+    [Fact]
+    public void Construction_OptionsAtTheirLimits_AreAccepted()
+    {
+        using var context = new PriorityAsyncContext();
+        var queue = new InMemoryLeaseBroker().CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(30) });
+        PriorityMessagePump Create(Action<MessagePumpOptions> set)
+        {
+            var options = new MessagePumpOptions();
+            set(options);
+            return new PriorityMessagePump(queue, Handler, context, options);
+        }
+
+        Create(o => o.MaxInFlight = 1).MaxInFlight.Should().Be(1);
+        var clock = new VirtualTimeProvider();
+        Create(o => o.TimeProvider = clock).TimeProvider.Should().BeSameAs(clock, "the option replaces the scheduler's clock");
+        FluentActions.Invoking(() => Create(o => o.MaxBatchSize = 1)).Should().NotThrow();
+        FluentActions.Invoking(() => Create(o => o.MaxBatchSize = MessagePumpOptions.MaxBatchSizeLimit)).Should().NotThrow();
+        FluentActions.Invoking(() => Create(o => o.LockRenewalBuffer = TimeSpan.FromTicks(1))).Should().NotThrow();
+        FluentActions.Invoking(() => Create(o => o.TransientRetryDelay = PrioritySchedulerOptions.MaxTimerDelay)).Should().NotThrow();
+        FluentActions.Invoking(() => Create(o => o.EmptyReceiveDelay = TimeSpan.FromTicks(1))).Should().NotThrow();
+        FluentActions.Invoking(() => Create(o => o.ShutdownTimeout = TimeSpan.Zero)).Should().NotThrow();
+        FluentActions.Invoking(() => Create(o => o.ShutdownTimeout = PrioritySchedulerOptions.MaxTimerDelay)).Should().NotThrow();
+        FluentActions.Invoking(() => Create(o => o.ShutdownTimeout = Timeout.InfiniteTimeSpan)).Should().NotThrow();
     }
 
     [Fact]

@@ -75,6 +75,53 @@ public class PumpMetricsAttributesTests
         fromStatic.Should().BeEmpty("a pump with a factory measures only on the factory's meter");
     }
 
+    /// <summary>The instruments table of docs/message-pump.md ("Metrics") lists every instrument with its type and unit.</summary>
+    [Fact]
+    public void TheMetricsTable_ListsEveryInstrument_WithItsTypeAndUnit()
+    {
+        using var factory = new TestMeterFactory();
+        var published = new List<Instrument>();
+        using (var listener = new MeterListener())
+        {
+            listener.InstrumentPublished = (instrument, _) =>
+            {
+                if (instrument.Meter.Scope == factory)
+                {
+                    published.Add(instrument);
+                }
+            };
+            listener.Start();
+            VirtualRun.Run(new VirtualTimeProvider(), scheduler =>
+            {
+                _ = new PriorityMessagePump(new InMemoryLeaseBroker().CreateQueue("q"), (_, _) => Task.CompletedTask, scheduler, new MessagePumpOptions { MeterFactory = factory });
+                return Task.CompletedTask;
+            });
+        }
+
+        static string TypeOf(Instrument i) => i switch
+        {
+            Counter<long> => "counter",
+            UpDownCounter<long> => "up-down counter",
+            Histogram<double> => "histogram",
+            _ => i.GetType().Name,
+        };
+        published.Select(i => $"{i.Name} | {TypeOf(i)} | {i.Unit}").Should().BeEquivalentTo(DocumentedInstruments());
+        published.Should().OnlyContain(i => !string.IsNullOrWhiteSpace(i.Description), "every instrument describes itself to exporters");
+        published.Select(i => i.Meter.Version).Distinct().Should().Equal(typeof(PriorityMessagePump).Assembly.GetName().Version!.ToString());
+    }
+
+    /// <summary>The rows of the instruments table as <c>name | type | unit</c>.</summary>
+    private static List<string> DocumentedInstruments()
+    {
+        var doc = File.ReadAllText(Path.Combine(PriorityAsync.Tests.Shared.RepositoryRoot.Find(), "docs", "message-pump.md")).Replace("\r\n", "\n", StringComparison.Ordinal);
+        var section = doc[doc.IndexOf("\n## Metrics\n", StringComparison.Ordinal)..];
+        section = section[..section.IndexOf("\n\n", section.IndexOf("| instrument |", StringComparison.Ordinal), StringComparison.Ordinal)];
+        return [.. section.Split('\n')
+            .Where(line => line.StartsWith("| `", StringComparison.Ordinal))
+            .Select(line => line.Split('|', StringSplitOptions.TrimEntries))
+            .Select(cells => $"{cells[1].Trim('`')} | {cells[2]} | {cells[3].Trim('`')}")];
+    }
+
     private static bool Is(Measured m, string tag, string value) => m.Tags.TryGetValue(tag, out var v) && (string?)v == value;
 
     private static ConcurrentBag<Measured> Listen(Func<Instrument, bool> filter, string pump, out MeterListener listener)

@@ -123,7 +123,7 @@ public class PumpStopTests
         {
             var pump = new PriorityMessagePump(queue, (_, _) => Task.CompletedTask, scheduler);
             await pump.StartAsync();
-            await pump.Invoking(p => p.StartAsync()).Should().ThrowAsync<InvalidOperationException>();
+            await pump.Invoking(p => p.StartAsync()).Should().ThrowAsync<InvalidOperationException>().WithMessage("Message pump 'message-pump' was already started; a pump runs once.");
             var first = pump.StopAsync();
             var second = pump.StopAsync();
             await Task.WhenAll(first, second);
@@ -136,13 +136,15 @@ public class PumpStopTests
     public void Stop_BeforeStart_ReceivesNothing()
     {
         var queue = CreateQueue(1);
+        var logger = new ListLogger();
         VirtualRun.Run(_clock, async scheduler =>
         {
-            await using var pump = new PriorityMessagePump(queue, (_, _) => Task.CompletedTask, scheduler);
+            await using var pump = new PriorityMessagePump(queue, (_, _) => Task.CompletedTask, scheduler, logger: logger);
             await pump.StopAsync();
         });
 
         queue.GetStatistics().Received.Should().Be(0);
+        logger.Entries.Should().BeEmpty("a pump that never started neither stops nor reports a stop");
     }
 
     private InMemoryQueue CreateQueue(int messages)

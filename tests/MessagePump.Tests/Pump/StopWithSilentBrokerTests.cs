@@ -14,14 +14,17 @@ public class StopWithSilentBrokerTests(ITestOutputHelper output)
     private static readonly TimeSpan Patience = TimeSpan.FromMinutes(10);
 
     [Theory]
-    [InlineData(true)]
-    [InlineData(false)]
-    public void Stop_WhileTheHandlersCompleteGoesUnanswered_ReturnsWithinTheBound_AndNothingStaysLocked(bool honourToken)
+    [InlineData(true, false)]
+    [InlineData(false, false)]
+    [InlineData(true, true)]
+    [InlineData(false, true)]
+    public void Stop_WhileTheHandlersCompleteGoesUnanswered_ReturnsWithinTheBound_AndNothingStaysLocked(bool honourToken, bool nativeBatches)
     {
         var result = Run(
             silent: "complete",
             honourToken,
-            handler: (context, token) => Task.Delay(TimeSpan.FromSeconds(1), context.TimeProvider, token));
+            handler: (context, token) => Task.Delay(TimeSpan.FromSeconds(1), context.TimeProvider, token),
+            nativeBatches);
 
         result.Returned.Should().BeTrue("StopAsync must return within ShutdownTimeout plus the lock ({0})", result);
         result.StoppedAfter.Should().BeLessThanOrEqualTo(ShutdownTimeout + LockDuration, result.ToString());
@@ -31,6 +34,14 @@ public class StopWithSilentBrokerTests(ITestOutputHelper output)
         result.Pump.ShouldMatch(result.BrokerAtReturn);
         result.BrokerAtReturn.ShouldBeConsistent();
         result.Logger.Entries.Count(e => e.EventId.Id == 32).Should().Be(1, result.Logger.ToString());
+        result.CanceledCalls.Should().Be(1, "the stop path aborts the unanswered call at the lock's expiry");
+        var operation = honourToken || nativeBatches ? "complete" : "settle"; // a call that ends on its abort reports its own loss
+        var lost = result.Logger.Entries.Where(e => e.EventId.Id == 22).Should().ContainSingle().Which;
+        lost.Message.Should().Contain($"lost the lease of m1 during {operation};", result.Logger.ToString());
+        if (nativeBatches)
+        {
+            lost.Exception.Should().BeOfType<OperationCanceledException>().Which.Message.Should().Contain("the lock expired with renewals stopped", "the log says why the batched completion ended");
+        }
     }
 
     [Theory]
@@ -51,14 +62,17 @@ public class StopWithSilentBrokerTests(ITestOutputHelper output)
         result.Pump.ShouldMatch(result.BrokerAtReturn);
         result.BrokerAtReturn.ShouldBeConsistent();
         result.Logger.Entries.Count(e => e.EventId.Id == 32).Should().Be(1, result.Logger.ToString());
+        result.CanceledCalls.Should().Be(1, "the stop path aborts the unanswered call at the lock's expiry");
+        var operation = honourToken ? "abandon" : "settle";
+        result.Logger.Entries.Where(e => e.EventId.Id == 22).Should().ContainSingle().Which.Message.Should().Contain($"lost the lease of m1 during {operation};", result.Logger.ToString());
     }
 
-    private StopResult Run(string silent, bool honourToken, Func<MessageContext, CancellationToken, Task> handler)
+    private StopResult Run(string silent, bool honourToken, Func<MessageContext, CancellationToken, Task> handler, bool nativeBatches = false)
     {
         var clock = new VirtualTimeProvider();
         var queue = new InMemoryLeaseBroker(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = LockDuration });
         queue.Send(new byte[] { 1 }, "m1");
-        var source = new SilentSettlements(queue, operation => operation == silent, honourToken);
+        var source = new SilentSettlements(queue, operation => operation == silent, honourToken, nativeBatches);
         var logger = new ListLogger();
         var result = new StopResult(logger);
         VirtualRun.Run(clock, async scheduler =>
@@ -84,6 +98,7 @@ public class StopWithSilentBrokerTests(ITestOutputHelper output)
         });
 
         source.SilentCalls.Should().Be(1, "the scenario reached the silent call");
+        result.CanceledCalls = source.CanceledCalls;
         output.WriteLine(result.ToString());
         return result;
     }
@@ -99,6 +114,8 @@ public class StopWithSilentBrokerTests(ITestOutputHelper output)
         public InMemoryQueueStatistics BrokerAtReturn { get; set; } = new();
 
         public MessagePumpStatistics Pump { get; set; } = new();
+
+        public int CanceledCalls { get; set; }
 
         public override string ToString() => $"returned {Returned} after {StoppedAfter}; pump {Pump}; broker {BrokerAtReturn}";
     }
