@@ -24,7 +24,6 @@ internal static partial class WorkerThreadPriority
 
     private const int PrioProcess = 0;
     private const int MaxNice = 19;
-    private const int LowestFallbackNice = 10;
 
     /// <summary>Applies <paramref name="priority"/> to the calling thread; best effort (a refused call changes nothing).</summary>
     public static void ApplyToCurrentThread(ThreadPriority priority)
@@ -36,19 +35,13 @@ internal static partial class WorkerThreadPriority
         }
 
         var thread = GetThreadId();
-        if (priority == ThreadPriority.Lowest)
+        var staticPriority = 0; // glibc's struct sched_param is one int, which must be 0 for SCHED_IDLE
+        if (priority == ThreadPriority.Lowest && SetScheduler(thread, IdlePolicy, ref staticPriority) == 0)
         {
-            var staticPriority = 0; // glibc's struct sched_param is one int, which must be 0 for SCHED_IDLE
-            if (SetScheduler(thread, IdlePolicy, ref staticPriority) == 0)
-            {
-                return;
-            }
-
-            // A kernel or sandbox that refuses SCHED_IDLE still gets the largest share step a nice value can give.
-            _ = SetPriority(PrioProcess, thread, Math.Min(MaxNice, GetPriority(PrioProcess, thread) + LowestFallbackNice));
             return;
         }
 
+        // A smaller share instead: BelowNormal, or Lowest where the kernel or a sandbox refuses SCHED_IDLE.
         var increment = NiceIncrement(priority);
         if (increment > 0)
         {
@@ -62,8 +55,13 @@ internal static partial class WorkerThreadPriority
     /// <summary>Gets the calling thread's Linux scheduling policy (<see cref="NormalPolicy"/>, <see cref="IdlePolicy"/>, ...); <see cref="NormalPolicy"/> elsewhere.</summary>
     public static int CurrentPolicy() => OperatingSystem.IsLinux() ? GetScheduler(GetThreadId()) : NormalPolicy;
 
-    /// <summary>How much <paramref name="priority"/> adds to a Linux nice value (<see cref="ThreadPriority.Lowest"/> changes the policy instead).</summary>
-    public static int NiceIncrement(ThreadPriority priority) => priority == ThreadPriority.BelowNormal ? 5 : 0;
+    /// <summary>How much <paramref name="priority"/> adds to a Linux nice value (for <see cref="ThreadPriority.Lowest"/>, only where <c>SCHED_IDLE</c> is refused).</summary>
+    private static int NiceIncrement(ThreadPriority priority) => priority switch
+    {
+        ThreadPriority.BelowNormal => 5,
+        ThreadPriority.Lowest => 10,
+        _ => 0,
+    };
 
     [LibraryImport("libc", EntryPoint = "gettid")]
     private static partial int GetThreadId();
