@@ -29,19 +29,8 @@ public sealed partial class PriorityMessagePump
 
             var asked = _admission.NextAsk(FreeSlots());
             var sent = TimeProvider.GetTimestamp();
-            ReceiveAnswer answer;
-            try
+            if (await ReceiveOrPauseAsync(asked, stop) is not { } answer)
             {
-                answer = await ReceiveAndKeepAsync(asked, stop);
-            }
-            catch (OperationCanceledException) when (stop.IsCancellationRequested)
-            {
-                break;
-            }
-            catch (Exception ex)
-            {
-                MessagePumpLog.ReceiveFailed(_logger, ex, Name, _options.EmptyReceiveDelay);
-                await PauseAsync(_options.EmptyReceiveDelay, stop);
                 continue;
             }
 
@@ -54,6 +43,28 @@ public sealed partial class PriorityMessagePump
             {
                 await PauseAsync(_options.EmptyReceiveDelay, stop);
             }
+        }
+    }
+
+    /// <summary>
+    /// One receive call and its failure: the answer, or <see langword="null"/> when the pump is stopping (the call
+    /// was canceled) or the call failed (logged, then a pause of <see cref="MessagePumpOptions.EmptyReceiveDelay"/>).
+    /// </summary>
+    private async Task<ReceiveAnswer?> ReceiveOrPauseAsync(int asked, CancellationToken stop)
+    {
+        try
+        {
+            return await ReceiveAndKeepAsync(asked, stop);
+        }
+        catch (OperationCanceledException) when (stop.IsCancellationRequested)
+        {
+            return null;
+        }
+        catch (Exception ex)
+        {
+            MessagePumpLog.ReceiveFailed(_logger, ex, Name, _options.EmptyReceiveDelay);
+            await PauseAsync(_options.EmptyReceiveDelay, stop);
+            return null;
         }
     }
 

@@ -75,40 +75,44 @@ internal sealed partial class DedicatedTimerTimeProvider : TimeProvider, IDispos
         return sequence;
     }
 
+    /// <summary>The timer thread: fires each timer as it comes due, until disposal.</summary>
     private void Loop()
     {
-        while (true)
+        while (NextDue() is { } timer)
         {
-            Timer timer;
-            lock (_gate)
+            timer.Fire();
+        }
+    }
+
+    /// <summary>
+    /// Sleeps until the earliest armed timer is due (or a new earliest one wakes it) and takes that timer off the heap;
+    /// <see langword="null"/> once the provider is disposed.
+    /// </summary>
+    private Timer? NextDue()
+    {
+        lock (_gate)
+        {
+            while (!_disposed)
             {
-                while (true)
+                if (!_timers.TryPeekArmed(out var timer, out var due))
                 {
-                    if (_disposed)
-                    {
-                        return;
-                    }
-
-                    if (!_timers.TryPeekArmed(out timer!, out var due))
-                    {
-                        Monitor.Wait(_gate);
-                        continue;
-                    }
-
-                    var wait = Stopwatch.GetElapsedTime(Stopwatch.GetTimestamp(), due);
-                    if (wait > TimeSpan.Zero)
-                    {
-                        Monitor.Wait(_gate, TimeSpan.FromTicks(Math.Clamp(wait.Ticks, MinimumWait.Ticks, MaximumWait.Ticks)));
-                        continue;
-                    }
-
-                    _timers.RemoveFirst();
-                    timer.OnDequeuedLocked(Stopwatch.GetTimestamp());
-                    break;
+                    Monitor.Wait(_gate);
+                    continue;
                 }
+
+                var wait = Stopwatch.GetElapsedTime(Stopwatch.GetTimestamp(), due);
+                if (wait > TimeSpan.Zero)
+                {
+                    Monitor.Wait(_gate, TimeSpan.FromTicks(Math.Clamp(wait.Ticks, MinimumWait.Ticks, MaximumWait.Ticks)));
+                    continue;
+                }
+
+                _timers.RemoveFirst();
+                timer.OnDequeuedLocked(Stopwatch.GetTimestamp());
+                return timer;
             }
 
-            timer.Fire();
+            return null;
         }
     }
 }

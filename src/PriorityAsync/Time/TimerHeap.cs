@@ -1,3 +1,5 @@
+using System.Diagnostics.CodeAnalysis;
+
 namespace PriorityAsync;
 
 /// <summary>
@@ -44,9 +46,9 @@ internal sealed class TimerHeap<TTimer>
     public bool IsFirst(TTimer timer) => _heap.TryPeek(out var first, out _) && ReferenceEquals(first, timer);
 
     /// <summary>Gets the earliest live entry, dropping stale entries above it.</summary>
-    public bool TryPeekArmed(out TTimer timer, out long due)
+    public bool TryPeekArmed([MaybeNullWhen(false)] out TTimer timer, out long due)
     {
-        while (_heap.TryPeek(out timer!, out var priority))
+        while (_heap.TryPeek(out timer, out var priority))
         {
             if (timer.IsArmedFor(priority.Sequence))
             {

@@ -155,10 +155,10 @@ public sealed partial class VirtualTimeProvider : TimeProvider
     {
         while (true)
         {
-            Timer timer;
+            Timer? timer;
             lock (_gate)
             {
-                if (!_timers.TryPeekArmed(out timer!, out var due) || due > target)
+                if (!_timers.TryPeekArmed(out timer, out var due) || due > target)
                 {
                     if (target > _nowTicks)
                     {
