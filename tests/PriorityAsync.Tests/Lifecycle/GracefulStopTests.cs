@@ -1,10 +1,10 @@
+using PriorityAsync.Tests.Support;
+
 namespace PriorityAsync.Tests.Lifecycle;
 
 /// <summary>What a graceful stop waits for, what it bounds, and the fate of work that arrives after it.</summary>
 public class GracefulStopTests
 {
-    private static readonly TimeSpan Generous = TimeSpan.FromSeconds(30);
-
     [Fact]
     public async Task Complete_WaitsForALaneRunSuspendedOnAnExternalOperation_AndItsContinuationStaysInTheLane()
     {
@@ -22,8 +22,8 @@ public class GracefulStopTests
         scheduler.Completion.IsCompleted.Should().BeFalse("a lane run is still outstanding");
         external.SetResult(); // completes on the test thread: an outside thread, while the scheduler drains
 
-        await work.WaitAsync(Generous);
-        await scheduler.Completion.WaitAsync(Generous);
+        await work.WaitAsync(Bounded.Generous);
+        await scheduler.Completion.WaitAsync(Bounded.Generous);
         resumedIn.Should().Be("Processing");
         scheduler.RejectedWorkCount.Should().Be(0);
     }
@@ -49,12 +49,12 @@ public class GracefulStopTests
         });
 
         scheduler.Complete();
-        await scheduler.Completion.WaitAsync(Generous);
+        await scheduler.Completion.WaitAsync(Bounded.Generous);
         work.IsCompleted.Should().BeFalse("the run is still suspended when the timeout ends the stop");
 
         never.SetResult();
-        (await resumedOnPool.Task.WaitAsync(Generous)).Should().BeTrue("late work runs on the thread pool, without a synchronization context");
-        await work.WaitAsync(Generous);
+        (await resumedOnPool.Task.WaitAsync(Bounded.Generous)).Should().BeTrue("late work runs on the thread pool, without a synchronization context");
+        await work.WaitAsync(Bounded.Generous);
         scheduler.RejectedWorkCount.Should().Be(1, "the await continuation reached the lane's SynchronizationContext after the stop");
         lock (rejected)
         {
@@ -72,7 +72,7 @@ public class GracefulStopTests
         scheduler.Completion.IsCompleted.Should().BeTrue();
         delay.IsCompleted.Should().BeFalse();
 
-        await delay.WaitAsync(Generous);
+        await delay.WaitAsync(Bounded.Generous);
         scheduler.RejectedWorkCount.Should().Be(1, "the firing reached a stopped scheduler: it ran on the pool and was counted");
     }
 
@@ -85,7 +85,7 @@ public class GracefulStopTests
 
         await scheduler.DisposeAsync();
         var atStop = Volatile.Read(ref fired);
-        var deadline = DateTime.UtcNow + Generous;
+        var deadline = DateTime.UtcNow + Bounded.Generous;
         while (Volatile.Read(ref fired) < atStop + 3 && DateTime.UtcNow < deadline)
         {
             await Task.Delay(10);
@@ -104,9 +104,9 @@ public class GracefulStopTests
             await scheduler.DisposeAsync();
             await Task.Yield();
             return PriorityScheduler.CurrentLane?.Name;
-        }).WaitAsync(Generous);
+        }).WaitAsync(Bounded.Generous);
 
-        await scheduler.Completion.WaitAsync(Generous);
+        await scheduler.Completion.WaitAsync(Bounded.Generous);
         lane.Should().Be("Processing");
     }
 
@@ -121,7 +121,7 @@ public class GracefulStopTests
             return PriorityScheduler.CurrentLane!.Name;
         });
 
-        await thread.JoinAsync().WaitAsync(Generous);
+        await thread.JoinAsync().WaitAsync(Bounded.Generous);
 
         work.IsCompletedSuccessfully.Should().BeTrue("the join waited for the run");
         (await work).Should().Be("Processing");
@@ -138,17 +138,17 @@ public class GracefulStopTests
         var lane = thread.Context.GetLane(LanePriority.Processing);
         _ = thread.RunAsync(LanePriority.Lease, () =>
         {
-            gate.Wait(Generous); // holds the thread while the failing post and the work behind it are queued
+            gate.Wait(Bounded.Generous); // holds the thread while the failing post and the work behind it are queued
             return Task.CompletedTask;
         });
         lane.SynchronizationContext.Post(_ => throw new TimeoutException("posted"), null);
         var behind = Enumerable.Range(0, 5).Select(i => thread.RunAsync(LanePriority.Processing, () => Task.FromResult(i))).ToArray();
         gate.Set();
 
-        var results = await Task.WhenAll(behind).WaitAsync(Generous);
+        var results = await Task.WhenAll(behind).WaitAsync(Bounded.Generous);
 
         results.Should().Equal(0, 1, 2, 3, 4);
-        var completion = async () => await thread.Completion.WaitAsync(Generous);
+        var completion = async () => await thread.Completion.WaitAsync(Bounded.Generous);
         await completion.Should().ThrowAsync<TimeoutException>().WithMessage("posted");
         await thread.DisposeAsync();
     }
@@ -202,7 +202,7 @@ public class GracefulStopTests
             await Task.Yield();
             var second = await Task.Factory.StartNew(() => Thread.CurrentThread.IsThreadPoolThread);
             return (first, second, TaskScheduler.Current);
-        }).WaitAsync(Generous);
+        }).WaitAsync(Bounded.Generous);
 
         before.Should().BeTrue();
         after.Should().BeTrue();
@@ -217,7 +217,7 @@ public class GracefulStopTests
         var inner = new TaskCompletionSource<Task<string>>(TaskCreationOptions.RunContinuationsAsynchronously);
         var outer = scheduler.GetLane(LanePriority.Processing).Run(async () =>
         {
-            completeCalled.Wait(Generous);
+            completeCalled.Wait(Bounded.Generous);
             var started = scheduler.GetLane(LanePriority.Receive).Run(async () =>
             {
                 await Task.Delay(20);
@@ -229,8 +229,8 @@ public class GracefulStopTests
 
         scheduler.Complete();
         completeCalled.Set();
-        var started = await inner.Task.WaitAsync(Generous);
-        await scheduler.Completion.WaitAsync(Generous);
+        var started = await inner.Task.WaitAsync(Bounded.Generous);
+        await scheduler.Completion.WaitAsync(Bounded.Generous);
 
         started.IsCompletedSuccessfully.Should().BeTrue("the stop waited for the run started from inside while it drained");
         (await started).Should().Be("Receive");
@@ -247,11 +247,11 @@ public class GracefulStopTests
 
         scheduler.Complete();
         scheduler.Complete();
-        await scheduler.Completion.WaitAsync(Generous);
+        await scheduler.Completion.WaitAsync(Bounded.Generous);
 
         suspended.IsCompleted.Should().BeFalse();
         never.SetResult();
-        await suspended.WaitAsync(Generous);
+        await suspended.WaitAsync(Bounded.Generous);
         scheduler.RejectedWorkCount.Should().Be(1);
     }
 }

@@ -72,7 +72,7 @@ public class PriorityAsyncContextErrorTests
         var post = () => captured!.Post(_ => ran.Set(), null);
 
         post.Should().NotThrow("Post is how the runtime delivers continuations: it never throws");
-        ran.Wait(TimeSpan.FromSeconds(30)).Should().BeTrue("a post after the run is rejected to the thread pool, not dropped");
+        ran.Wait(Bounded.Generous).Should().BeTrue("a post after the run is rejected to the thread pool, not dropped");
         context.RejectedWorkCount.Should().Be(1);
         Action run = () => _ = context.GetLane(LanePriority.Lease).Run(() => { });
         run.Should().Throw<InvalidOperationException>().WithMessage("*ui-loop*finished running*");

@@ -1,9 +1,9 @@
+using PriorityAsync.Tests.Support;
+
 namespace PriorityAsync.Tests.Scheduling;
 
 public class PriorityAsyncContextThreadTests
 {
-    private static readonly TimeSpan Generous = TimeSpan.FromSeconds(30);
-
     [Fact]
     public async Task RunAsync_RunsEveryLaneOnTheOwnedThread()
     {
@@ -15,7 +15,7 @@ public class PriorityAsyncContextThreadTests
                 await Task.Delay(1);
                 return Thread.CurrentThread.Name;
             }),
-            owner.RunAsync(LanePriority.Receive, () => Task.FromResult(Thread.CurrentThread.Name))).WaitAsync(Generous);
+            owner.RunAsync(LanePriority.Receive, () => Task.FromResult(Thread.CurrentThread.Name))).WaitAsync(Bounded.Generous);
 
         threads.Should().Equal("owned", "owned");
     }
@@ -30,7 +30,7 @@ public class PriorityAsyncContextThreadTests
             owner.Context.GetLane(LanePriority.Processing).SynchronizationContext.Post(_ => ran++, null);
         }
 
-        await owner.JoinAsync().WaitAsync(Generous);
+        await owner.JoinAsync().WaitAsync(Bounded.Generous);
 
         ran.Should().Be(10);
         owner.Completion.IsCompletedSuccessfully.Should().BeTrue();
@@ -43,7 +43,7 @@ public class PriorityAsyncContextThreadTests
         var owner = new PriorityAsyncContextThread();
         owner.Context.GetLane(LanePriority.Lease).SynchronizationContext.Post(_ => throw new TimeoutException("posted"), null);
 
-        var completion = async () => await owner.Completion.WaitAsync(Generous);
+        var completion = async () => await owner.Completion.WaitAsync(Bounded.Generous);
 
         await completion.Should().ThrowAsync<TimeoutException>().WithMessage("posted");
         await owner.DisposeAsync();
@@ -53,7 +53,7 @@ public class PriorityAsyncContextThreadTests
     public async Task TheThread_IsABackgroundThreadNamedAfterTheContext_AndDisposeWaitsForItsExit()
     {
         var owner = new PriorityAsyncContextThread(new PrioritySchedulerOptions { Name = "owned-thread" });
-        var (name, background) = await owner.RunAsync(LanePriority.Processing, () => Task.FromResult((Thread.CurrentThread.Name, Thread.CurrentThread.IsBackground))).WaitAsync(Generous);
+        var (name, background) = await owner.RunAsync(LanePriority.Processing, () => Task.FromResult((Thread.CurrentThread.Name, Thread.CurrentThread.IsBackground))).WaitAsync(Bounded.Generous);
 
         owner.Dispose();
 

@@ -1,9 +1,9 @@
+using PriorityAsync.Tests.Support;
+
 namespace PriorityAsync.Tests.Scheduling;
 
 public class PriorityTaskSchedulerTests
 {
-    private static readonly TimeSpan Generous = TimeSpan.FromSeconds(30);
-
     [Theory]
     [InlineData(PriorityWorkerMode.DedicatedThreads, 0)]
     [InlineData(PriorityWorkerMode.ThreadPool, 0)]
@@ -34,7 +34,7 @@ public class PriorityTaskSchedulerTests
 
             Interlocked.Decrement(ref running);
         }));
-        await Task.WhenAll(tasks).WaitAsync(Generous);
+        await Task.WhenAll(tasks).WaitAsync(Bounded.Generous);
 
         maxRunning.Should().BeInRange(1, 2 + reserved);
         maxRunningOrdinary.Should().BeInRange(1, 2, "the reserved workers run only the lease lane");
@@ -46,7 +46,7 @@ public class PriorityTaskSchedulerTests
         await using var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = 1, ReservedWorkerCount = 0 });
         using var gate = new ManualResetEventSlim();
         var order = new List<string>();
-        var blocker = scheduler.GetLane(LanePriority.Receive).Run(() => gate.Wait(Generous));
+        var blocker = scheduler.GetLane(LanePriority.Receive).Run(() => gate.Wait(Bounded.Generous));
         await WaitUntilAsync(() => scheduler.GetLane(LanePriority.Receive).QueueLength == 0);
 
         var tasks = new[]
@@ -58,7 +58,7 @@ public class PriorityTaskSchedulerTests
             Run(LanePriority.Lease, "lease-2"),
         };
         gate.Set();
-        await Task.WhenAll(tasks.Append(blocker)).WaitAsync(Generous);
+        await Task.WhenAll(tasks.Append(blocker)).WaitAsync(Bounded.Generous);
 
         order.Should().Equal("lease-1", "lease-2", "processing-1", "processing-2", "receive-1");
 
@@ -80,7 +80,7 @@ public class PriorityTaskSchedulerTests
             seen.Add(PriorityScheduler.CurrentLane?.Name);
             seen.Add(Thread.CurrentThread.Name);
             return seen;
-        }).WaitAsync(Generous);
+        }).WaitAsync(Bounded.Generous);
 
         lanes.Should().Equal("Processing", "Processing", "Processing", "Lease", lanes[^1]);
         lanes[^1].Should().StartWith("flow worker");
@@ -94,10 +94,10 @@ public class PriorityTaskSchedulerTests
         scheduler.UnhandledException += (_, e) => reported.TrySetResult(e);
 
         scheduler.GetLane(LanePriority.Processing).SynchronizationContext.Post(_ => throw new InsufficientExecutionStackException("boom"), null);
-        var report = await reported.Task.WaitAsync(Generous);
-        var stillRuns = await scheduler.GetLane(LanePriority.Lease).Run(() => Task.FromResult(7)).WaitAsync(Generous);
+        var report = await reported.Task.WaitAsync(Bounded.Generous);
+        var stillRuns = await scheduler.GetLane(LanePriority.Lease).Run(() => Task.FromResult(7)).WaitAsync(Bounded.Generous);
         scheduler.Complete();
-        var completion = async () => await scheduler.Completion.WaitAsync(Generous);
+        var completion = async () => await scheduler.Completion.WaitAsync(Bounded.Generous);
 
         report.Lane.Name.Should().Be("Processing");
         report.Exception.Should().BeOfType<InsufficientExecutionStackException>();
@@ -115,21 +115,21 @@ public class PriorityTaskSchedulerTests
         var work = scheduler.GetLane(LanePriority.Processing).Run(async () =>
         {
             started.Set();
-            proceed.Wait(Generous);
+            proceed.Wait(Bounded.Generous);
             await PriorityScheduler.YieldTo(LanePriority.Lease);
             lock (steps)
             {
                 steps.Add("continuation ran after Complete");
             }
         });
-        started.Wait(Generous);
+        started.Wait(Bounded.Generous);
 
         scheduler.Complete();
         Action outside = () => _ = scheduler.GetLane(LanePriority.Lease).Run(() => { });
         outside.Should().Throw<InvalidOperationException>().WithMessage("*draining*shutting down*");
         proceed.Set();
-        await work.WaitAsync(Generous);
-        await scheduler.Completion.WaitAsync(Generous);
+        await work.WaitAsync(Bounded.Generous);
+        await scheduler.Completion.WaitAsync(Bounded.Generous);
 
         steps.Should().Equal("continuation ran after Complete");
     }
@@ -139,8 +139,8 @@ public class PriorityTaskSchedulerTests
     {
         var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = 1 });
 
-        await scheduler.GetLane(LanePriority.Lease).Run(scheduler.Dispose).WaitAsync(Generous);
-        await scheduler.Completion.WaitAsync(Generous);
+        await scheduler.GetLane(LanePriority.Lease).Run(scheduler.Dispose).WaitAsync(Bounded.Generous);
+        await scheduler.Completion.WaitAsync(Bounded.Generous);
 
         Action run = () => _ = scheduler.GetLane(LanePriority.Lease).Run(() => { });
         run.Should().Throw<ObjectDisposedException>().WithMessage($"*{scheduler.Name}*");
@@ -178,7 +178,7 @@ public class PriorityTaskSchedulerTests
             await Task.Delay(2);
 
             var dispose = Task.Run(scheduler.Dispose);
-            var finished = await Task.WhenAny(dispose, Task.Delay(Generous));
+            var finished = await Task.WhenAny(dispose, Task.Delay(Bounded.Generous));
 
             finished.Should().BeSameAs(dispose, $"round {round}: disposal must not wait on a timer thread that waits on the scheduler");
             timers.ForEach(t => t.Dispose());
@@ -202,7 +202,7 @@ public class PriorityTaskSchedulerTests
 
     private static async Task WaitUntilAsync(Func<bool> condition)
     {
-        var deadline = DateTime.UtcNow + Generous;
+        var deadline = DateTime.UtcNow + Bounded.Generous;
         while (!condition())
         {
             DateTime.UtcNow.Should().BeBefore(deadline);

@@ -8,8 +8,6 @@ namespace PriorityAsync.Tests.Scheduling;
 /// </summary>
 public class ReservedCapacityTests
 {
-    private static readonly TimeSpan Generous = TimeSpan.FromSeconds(30);
-
     [Theory]
     [InlineData(PriorityWorkerMode.DedicatedThreads)]
     [InlineData(PriorityWorkerMode.ThreadPool)]
@@ -23,7 +21,7 @@ public class ReservedCapacityTests
             await Task.Delay(TimeSpan.FromMilliseconds(20), scheduler.TimeProvider);
             return (PriorityScheduler.CurrentLane!.Name, Thread.CurrentThread.Name);
         });
-        var (lane, thread) = await renewal.WaitAsync(Generous);
+        var (lane, thread) = await renewal.WaitAsync(Bounded.Generous);
 
         held.StillHeld.Should().BeTrue("the renewal ran while both ordinary workers were still held");
         lane.Should().Be("Lease");
@@ -50,7 +48,7 @@ public class ReservedCapacityTests
         for (var trial = 0; trial < Trials; trial++)
         {
             using var leaseRan = new ManualResetEventSlim();
-            var slice = processing.Run(() => Task.FromResult(leaseRan.Wait(TimeSpan.FromSeconds(10))));
+            var slice = processing.Run(() => Task.FromResult(leaseRan.Wait(Bounded.Generous)));
             Thread.SpinWait(random.Next(0, 400)); // lands the lease post at varying points of the worker's hand-off
             var renewal = lease.Run(leaseRan.Set);
 
@@ -68,11 +66,11 @@ public class ReservedCapacityTests
 
         var processing = scheduler.GetLane(LanePriority.Processing).Run(() => { });
         var lease = scheduler.GetLane(LanePriority.Lease).Run(() => { });
-        await lease.WaitAsync(Generous);
+        await lease.WaitAsync(Bounded.Generous);
 
         processing.IsCompleted.Should().BeFalse("processing waits for an ordinary worker; the reserved one runs only lease work");
         await held.DisposeAsync();
-        await processing.WaitAsync(Generous);
+        await processing.WaitAsync(Bounded.Generous);
     }
 
     [Fact]
@@ -87,12 +85,12 @@ public class ReservedCapacityTests
 
         var receive = scheduler.GetLane(LanePriority.Receive).Run(() => { });
         await Task.Delay(20); // the receive item is overdue: it has waited longer than its zero bound
-        await scheduler.GetLane(LanePriority.Lease).Run(() => { }).WaitAsync(Generous);
+        await scheduler.GetLane(LanePriority.Lease).Run(() => { }).WaitAsync(Bounded.Generous);
 
         held.StillHeld.Should().BeTrue();
         receive.IsCompleted.Should().BeFalse("an overdue item overtakes more urgent lanes only on a worker that runs its lane");
         await held.DisposeAsync();
-        await receive.WaitAsync(Generous);
+        await receive.WaitAsync(Bounded.Generous);
     }
 
     [Fact]
@@ -106,7 +104,7 @@ public class ReservedCapacityTests
 
         lease.IsCompleted.Should().BeFalse("with no reserved worker, lease work waits for the only worker");
         await held.DisposeAsync();
-        await lease.WaitAsync(Generous);
+        await lease.WaitAsync(Bounded.Generous);
     }
 
     [Fact]
@@ -115,8 +113,8 @@ public class ReservedCapacityTests
         await using var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = 1, ReservedLane = LanePriority.Processing });
         var held = HeldWorkers.Hold(scheduler.GetLane(LanePriority.Receive));
 
-        await scheduler.GetLane(LanePriority.Processing).Run(() => { }).WaitAsync(Generous);
-        await scheduler.GetLane(LanePriority.Lease).Run(() => { }).WaitAsync(Generous);
+        await scheduler.GetLane(LanePriority.Processing).Run(() => { }).WaitAsync(Bounded.Generous);
+        await scheduler.GetLane(LanePriority.Lease).Run(() => { }).WaitAsync(Bounded.Generous);
 
         scheduler.GetLane(LanePriority.Lease).TaskScheduler.MaximumConcurrencyLevel.Should().Be(2);
         scheduler.GetLane(LanePriority.Receive).TaskScheduler.MaximumConcurrencyLevel.Should().Be(1);
@@ -131,14 +129,14 @@ public class ReservedCapacityTests
         scheduler.StallInProgress += (_, e) => inProgress.TrySetResult(e);
         using var release = new ManualResetEventSlim();
 
-        var hung = scheduler.GetLane(LanePriority.Lease).Run(() => release.Wait(Generous)); // a renewal call that hangs
-        var stall = await inProgress.Task.WaitAsync(Generous);
+        var hung = scheduler.GetLane(LanePriority.Lease).Run(() => release.Wait(Bounded.Generous)); // a renewal call that hangs
+        var stall = await inProgress.Task.WaitAsync(Bounded.Generous);
 
         release.IsSet.Should().BeFalse("the watchdog reported the slice while it was still running");
         stall.Lane.Name.Should().Be("Lease");
         stall.Duration.Should().BeGreaterThanOrEqualTo(TimeSpan.FromMilliseconds(50));
         release.Set();
-        await hung.WaitAsync(Generous);
+        await hung.WaitAsync(Bounded.Generous);
     }
 
     [Theory]
@@ -166,10 +164,10 @@ public class ReservedCapacityTests
         var held = scheduler.GetLane(LanePriority.Processing).Run(() =>
         {
             holding.Set();
-            release.Wait(TimeSpan.FromSeconds(30)); // blocks the one ordinary worker
+            release.Wait(Bounded.Generous); // blocks the one ordinary worker
             return Task.CompletedTask;
         });
-        holding.Wait(TimeSpan.FromSeconds(30)).Should().BeTrue("the ordinary worker took the blocking item");
+        holding.Wait(Bounded.Generous).Should().BeTrue("the ordinary worker took the blocking item");
         var reserved = await scheduler.GetLane(LanePriority.Lease).Run(() => Task.FromResult(ThreadScheduling.OfCurrentThread()));
         release.Set();
         await held;

@@ -28,7 +28,7 @@ public class ThreadPoolStarvationTests
             });
             _ = Task.Delay(50).ContinueWith(_ => plainDelayRan.Set(), TaskScheduler.Default);
 
-            leaseRan.Wait(TimeSpan.FromSeconds(30)).Should().BeTrue("the lease lane has its own timer thread and workers");
+            leaseRan.Wait(Bounded.Generous).Should().BeTrue("the lease lane has its own timer thread and workers");
             ThreadPool.PendingWorkItemCount.Should().BePositive("the lease ran while the pool was still starved: blockers still wait in its queue");
 
             // Whether the plain delay has run by now is up to the pool's thread injection (it adds a thread now and then
@@ -42,7 +42,7 @@ public class ThreadPoolStarvationTests
     public async Task ContextThread_DisposesOnAStarvedPool()
     {
         var owner = new PriorityAsyncContextThread();
-        await owner.RunAsync(LanePriority.Processing, () => Task.CompletedTask).WaitAsync(TimeSpan.FromSeconds(30));
+        await owner.RunAsync(LanePriority.Processing, () => Task.CompletedTask).WaitAsync(Bounded.Generous);
         using var disposed = new ManualResetEventSlim();
 
         using (ThreadPoolStarvation.Begin())
@@ -57,7 +57,7 @@ public class ThreadPoolStarvationTests
             };
             disposer.Start();
 
-            disposed.Wait(TimeSpan.FromSeconds(30)).Should().BeTrue("stopping the context thread needs no thread-pool thread");
+            disposed.Wait(Bounded.Generous).Should().BeTrue("stopping the context thread needs no thread-pool thread");
         }
     }
 }

@@ -6,8 +6,31 @@ namespace PriorityAsync.Tests.Support;
 /// </summary>
 internal static class Bounded
 {
-    /// <summary>The bound of every wait: far beyond anything a working scheduler needs.</summary>
-    public static readonly TimeSpan Generous = TimeSpan.FromSeconds(30);
+    /// <summary>The environment variable that overrides <see cref="Generous"/>, in whole seconds.</summary>
+    public const string BoundVariable = "PRIORITYASYNC_TEST_BOUND_SECONDS";
+
+    /// <summary>
+    /// The bound of every wait: 30 s, far beyond anything a working scheduler needs, unless <see cref="BoundVariable"/>
+    /// says otherwise. Mutation runs set it below Stryker's own limit, so that a mutant that hangs a scheduler fails
+    /// the test that waits for it, with its message, instead of timing out (docs/reliability.md, "Mutation testing").
+    /// </summary>
+    public static readonly TimeSpan Generous = BoundFromEnvironment(Environment.GetEnvironmentVariable(BoundVariable));
+
+    /// <summary>Reads the bound: 30 s when <paramref name="seconds"/> is not set, otherwise a whole number of seconds from 1 to 600.</summary>
+    internal static TimeSpan BoundFromEnvironment(string? seconds)
+    {
+        if (string.IsNullOrEmpty(seconds))
+        {
+            return TimeSpan.FromSeconds(30);
+        }
+
+        if (!int.TryParse(seconds, System.Globalization.NumberStyles.None, System.Globalization.CultureInfo.InvariantCulture, out var value) || value is < 1 or > 600)
+        {
+            throw new InvalidOperationException($"{BoundVariable} is '{seconds}'; it must be a whole number of seconds from 1 to 600.");
+        }
+
+        return TimeSpan.FromSeconds(value);
+    }
 
     /// <summary>Waits for <paramref name="task"/>; throws naming <paramref name="what"/> when it does not finish in time.</summary>
     public static async Task Within(Task task, string what)

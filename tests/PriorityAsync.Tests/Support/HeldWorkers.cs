@@ -6,8 +6,6 @@ namespace PriorityAsync.Tests.Support;
 /// </summary>
 internal sealed class HeldWorkers : IAsyncDisposable
 {
-    private static readonly TimeSpan Generous = TimeSpan.FromSeconds(30);
-
     private readonly ManualResetEventSlim _release = new();
     private readonly Task[] _blockers;
 
@@ -17,9 +15,9 @@ internal sealed class HeldWorkers : IAsyncDisposable
         _blockers = [.. Enumerable.Range(0, count).Select(_ => lane.Run(() =>
         {
             held.Signal();
-            _release.Wait(Generous);
+            _release.Wait(Bounded.Generous);
         }))];
-        held.Wait(Generous).Should().BeTrue($"{count} worker(s) start the blocking items of {lane.Name}");
+        held.Wait(Bounded.Generous).Should().BeTrue($"{count} worker(s) start the blocking items of {lane.Name}");
     }
 
     /// <summary>Gets whether the workers are still held.</summary>
@@ -32,7 +30,7 @@ internal sealed class HeldWorkers : IAsyncDisposable
     public async ValueTask DisposeAsync()
     {
         _release.Set();
-        await Task.WhenAll(_blockers).WaitAsync(Generous);
+        await Task.WhenAll(_blockers).WaitAsync(Bounded.Generous);
         _release.Dispose();
     }
 }

@@ -1,3 +1,5 @@
+using PriorityAsync.Tests.Support;
+
 namespace PriorityAsync.Tests.Time;
 
 public class LaneTimeProviderTests
@@ -44,7 +46,7 @@ public class LaneTimeProviderTests
         clock.Advance(TimeSpan.FromSeconds(5));
 
         context.RejectedWorkCount.Should().Be(1);
-        fired.Wait(TimeSpan.FromSeconds(30)).Should().BeTrue("a rejected timer firing still runs, on the thread pool");
+        fired.Wait(Bounded.Generous).Should().BeTrue("a rejected timer firing still runs, on the thread pool");
         firedOnPool.Should().BeTrue();
         timer!.Dispose();
     }
@@ -72,7 +74,7 @@ public class LaneTimeProviderTests
         {
             await Task.Delay(TimeSpan.FromMilliseconds(10), scheduler.TimeProvider);
             return PriorityScheduler.CurrentLane!.Name;
-        }).WaitAsync(TimeSpan.FromSeconds(30));
+        }).WaitAsync(Bounded.Generous);
 
         lane.Should().Be("Processing");
     }
