@@ -347,9 +347,23 @@ public sealed partial class PriorityTaskScheduler
             worker.LeaveLaneContext();
         }
 
+        // The worker goes back to the spares for the next runner, unless the scheduler has finished: once finished,
+        // no runner will take it, and Finish, which disposes the spares, may already have looked (another runner or a
+        // reserved worker can finish the scheduler between this runner counting itself out and this point). So it
+        // is disposed here, with its slice alarms, which are timers on the scheduler's clock.
+        bool spare;
         lock (Gate)
         {
-            _spareWorkers.Push(worker);
+            spare = !_finished;
+            if (spare)
+            {
+                _spareWorkers.Push(worker);
+            }
+        }
+
+        if (!spare)
+        {
+            worker.Dispose();
         }
 
         if (finish)

@@ -175,6 +175,45 @@ public class TaskSchedulerStopTests
         clock.Live.Should().Be(0);
     }
 
+    /// <summary>
+    /// Two thread-pool runners finish their last slices together as the scheduler stops: whichever finishes the
+    /// scheduler, the other's worker (and its slice alarms, timers on the given clock) is disposed too, never parked
+    /// for a runner that will not come. 300 stops, each leaving every timer disposed.
+    /// </summary>
+    [Fact]
+    public async Task RunnersLeavingTogether_AsTheSchedulerStops_LeaveNoTimerBehind()
+    {
+        for (var trial = 0; trial < 300; trial++)
+        {
+            var clock = new TrackingTimeProvider();
+            var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions
+            {
+                WorkerCount = 2,
+                Mode = PriorityWorkerMode.ThreadPool,
+                ReservedWorkerCount = 0,
+                TimeProvider = clock,
+                YieldQuantum = TimeSpan.FromSeconds(10),
+                StallThreshold = TimeSpan.FromSeconds(10),
+            });
+            using var bothRunning = new CountdownEvent(2);
+            using var release = new ManualResetEventSlim();
+            var lane = scheduler.GetLane(LanePriority.Processing);
+            var slices = Enumerable.Range(0, 2).Select(_ => lane.Run(() =>
+            {
+                bothRunning.Signal();
+                release.Wait(Bounded.Generous);
+            })).ToArray();
+            bothRunning.Wait(Bounded.Generous).Should().BeTrue($"trial {trial}: two runners take the two slices");
+
+            scheduler.Complete();
+            release.Set(); // both runners find the queues empty and the scheduler closing at about the same moment
+            await Bounded.Within(Task.WhenAll(slices), $"trial {trial}: the two slices");
+            await Bounded.Within(scheduler.Completion, $"trial {trial}: the stop");
+            await Bounded.Within(WaitUntilAsync(() => clock.Live == 0), $"trial {trial}: the disposal of the {clock.Created} timers of the stopped scheduler ({clock.Live} left)");
+            scheduler.Dispose();
+        }
+    }
+
     private static async Task WaitUntilAsync(Func<bool> condition)
     {
         while (!condition())
