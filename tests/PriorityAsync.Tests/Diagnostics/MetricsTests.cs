@@ -13,7 +13,7 @@ public class MetricsTests
         var clock = new VirtualTimeProvider();
         using var collector = new MeasurementCollector(name);
 
-        PriorityAsyncContext.Run(async () =>
+        Bounded.Run(async () =>
         {
             var scheduler = PriorityScheduler.Current!;
             var processing = scheduler.GetLane(LanePriority.Processing).Run(() => clock.Advance(TimeSpan.FromMilliseconds(30)));
@@ -36,7 +36,7 @@ public class MetricsTests
         using var collector = new MeasurementCollector(name);
         var observedWhileWaiting = new List<double>();
 
-        PriorityAsyncContext.Run(async () =>
+        Bounded.Run(async () =>
         {
             var scheduler = PriorityScheduler.Current!;
             for (var i = 0; i < 3; i++)

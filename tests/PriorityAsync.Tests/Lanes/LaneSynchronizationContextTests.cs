@@ -57,7 +57,7 @@ public class LaneSynchronizationContextTests
         var local = new AsyncLocal<string>();
         string? seen = null;
 
-        PriorityAsyncContext.Run(async () =>
+        Bounded.Run(async () =>
         {
             local.Value = "flowed";
             await PriorityScheduler.Current!.GetLane(LanePriority.Receive).SwitchTo();
@@ -73,7 +73,7 @@ public class LaneSynchronizationContextTests
         var local = new AsyncLocal<string>();
         var seen = new List<string?>();
 
-        PriorityAsyncContext.Run(async () =>
+        Bounded.Run(async () =>
         {
             var lane = PriorityScheduler.Current!.GetLane(LanePriority.Processing);
             var done = new TaskCompletionSource();
@@ -95,7 +95,7 @@ public class LaneSynchronizationContextTests
     {
         var seen = new List<string?>();
 
-        PriorityAsyncContext.Run(async () =>
+        Bounded.Run(async () =>
         {
             var lane = PriorityScheduler.Current!.GetLane(LanePriority.Receive);
             var done = new TaskCompletionSource();
@@ -119,7 +119,7 @@ public class LaneSynchronizationContextTests
     {
         var order = new List<string>();
 
-        PriorityAsyncContext.Run(async () =>
+        Bounded.Run(async () =>
         {
             var scheduler = PriorityScheduler.Current!;
             await PriorityScheduler.YieldTo(LanePriority.Processing);
@@ -139,7 +139,7 @@ public class LaneSynchronizationContextTests
     {
         var order = new List<string>();
 
-        PriorityAsyncContext.Run(async () =>
+        Bounded.Run(async () =>
         {
             await PriorityScheduler.YieldTo(LanePriority.Processing);
             var lane = PriorityScheduler.CurrentLane!;

@@ -1,3 +1,5 @@
+using PriorityAsync.Tests.Support;
+
 namespace PriorityAsync.Tests.Scheduling;
 
 public class PriorityAsyncContextDispatchTests
@@ -6,7 +8,7 @@ public class PriorityAsyncContextDispatchTests
     public void Dispatch_RunsMostUrgentLaneFirst_AndFifoWithinALane()
     {
         var order = new List<string>();
-        PriorityAsyncContext.Run(async () =>
+        Bounded.Run(async () =>
         {
             var scheduler = PriorityScheduler.Current!;
             Post(scheduler, LanePriority.Receive, "receive-1");
@@ -29,7 +31,7 @@ public class PriorityAsyncContextDispatchTests
     public void Dispatch_MoreUrgentWorkPostedLater_OvertakesWaitingWork()
     {
         var order = new List<string>();
-        PriorityAsyncContext.Run(async () =>
+        Bounded.Run(async () =>
         {
             var scheduler = PriorityScheduler.Current!;
             var processing = scheduler.GetLane(LanePriority.Processing);
@@ -57,7 +59,7 @@ public class PriorityAsyncContextDispatchTests
         var backgroundRanAt = TimeSpan.MinValue;
         var urgentSlices = 0;
 
-        PriorityAsyncContext.Run(async () =>
+        Bounded.Run(async () =>
         {
             var scheduler = PriorityScheduler.Current!;
             var background = scheduler.GetLane("Background").Run(() => backgroundRanAt = clock.Elapsed);
@@ -83,7 +85,7 @@ public class PriorityAsyncContextDispatchTests
         var clock = new VirtualTimeProvider();
         var backgroundRanAt = TimeSpan.MinValue;
 
-        PriorityAsyncContext.Run(async () =>
+        Bounded.Run(async () =>
         {
             var scheduler = PriorityScheduler.Current!;
             var receive = scheduler.GetLane(LanePriority.Receive).Run(() => backgroundRanAt = clock.Elapsed);
@@ -169,7 +171,7 @@ public class PriorityAsyncContextDispatchTests
         var clock = new VirtualTimeProvider();
         var ranAt = new List<(string, TimeSpan)>();
         var urgentSlices = 0;
-        PriorityAsyncContext.Run(
+        Bounded.Run(
             async () =>
             {
                 var scheduler = PriorityScheduler.Current!;

@@ -7,7 +7,7 @@ public class PriorityAsyncContextErrorTests
     [Fact]
     public void EntryPointException_IsRethrown()
     {
-        var act = () => PriorityAsyncContext.Run(async () =>
+        var act = () => Bounded.Run(async () =>
         {
             await Task.Yield();
             throw new InvalidTimeZoneException("entry failed");
@@ -19,7 +19,7 @@ public class PriorityAsyncContextErrorTests
     [Fact]
     public void AsyncVoidException_EndsTheRunAndIsRethrown()
     {
-        var act = () => PriorityAsyncContext.Run(async () =>
+        var act = () => Bounded.Run(async () =>
         {
             Explode();
             await Task.Delay(Timeout.Infinite, CancellationToken.None).WaitAsync(TimeSpan.FromSeconds(30));
@@ -37,7 +37,7 @@ public class PriorityAsyncContextErrorTests
     [Fact]
     public void PostedCallbackException_IsRethrown()
     {
-        var act = () => PriorityAsyncContext.Run(async () =>
+        var act = () => Bounded.Run(async () =>
         {
             SynchronizationContext.Current!.Post(_ => throw new FormatException("posted failed"), null);
             await PriorityScheduler.YieldTo(LanePriority.Receive);
@@ -176,7 +176,7 @@ public class PriorityAsyncContextErrorTests
     {
         var clock = new VirtualTimeProvider();
 
-        var (name, isVirtual, elapsed) = PriorityAsyncContext.Run(
+        var (name, isVirtual, elapsed) = Bounded.Run(
             async () =>
             {
                 var context = (PriorityAsyncContext)PriorityScheduler.Current!;

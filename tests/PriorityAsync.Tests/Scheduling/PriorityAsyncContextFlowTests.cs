@@ -1,3 +1,5 @@
+using PriorityAsync.Tests.Support;
+
 namespace PriorityAsync.Tests.Scheduling;
 
 public class PriorityAsyncContextFlowTests
@@ -6,7 +8,7 @@ public class PriorityAsyncContextFlowTests
     public void Lane_FlowsThroughNestedAsyncMethods_DelaysAndTasksCompletedElsewhere()
     {
         var seen = new List<string?>();
-        PriorityAsyncContext.Run(async () =>
+        Bounded.Run(async () =>
         {
             await PriorityScheduler.YieldTo(LanePriority.Processing);
             seen.Add(PriorityScheduler.CurrentLane?.Name);
@@ -35,7 +37,7 @@ public class PriorityAsyncContextFlowTests
     public void YieldTo_SwitchesLanes_AndLaterAwaitsStayInTheNewLane()
     {
         var seen = new List<string?>();
-        PriorityAsyncContext.Run(async () =>
+        Bounded.Run(async () =>
         {
             seen.Add(PriorityScheduler.CurrentLane?.Name);
             await PriorityScheduler.YieldTo(LanePriority.Receive);
@@ -85,7 +87,7 @@ public class PriorityAsyncContextFlowTests
     [Fact]
     public void YieldTo_ALaneTheSchedulerDoesNotHave_ThrowsArgumentOutOfRange()
     {
-        var act = () => PriorityAsyncContext.Run(async () => await PriorityScheduler.YieldTo(LanePriority.FromRank(5)));
+        var act = () => Bounded.Run(async () => await PriorityScheduler.YieldTo(LanePriority.FromRank(5)));
 
         act.Should().Throw<ArgumentOutOfRangeException>().WithParameterName("priority");
     }
@@ -94,7 +96,7 @@ public class PriorityAsyncContextFlowTests
     public void AsyncVoidMethods_AreWaitedFor()
     {
         var finished = false;
-        PriorityAsyncContext.Run(() =>
+        Bounded.Run(() =>
         {
             FireAndForget();
             return Task.CompletedTask;
@@ -112,7 +114,7 @@ public class PriorityAsyncContextFlowTests
     [Fact]
     public void Run_ReturnsTheEntryPointsResult()
     {
-        var result = PriorityAsyncContext.Run(async () =>
+        var result = Bounded.Run(async () =>
         {
             await Task.Yield();
             return 42;
@@ -124,7 +126,7 @@ public class PriorityAsyncContextFlowTests
     [Fact]
     public void BlockingWaitOnATaskQueuedInTheSameLane_InlinesIt_InsteadOfDeadlocking()
     {
-        var result = PriorityAsyncContext.Run(() =>
+        var result = Bounded.Run(() =>
         {
             var lane = PriorityScheduler.CurrentLane!;
             var queued = lane.TaskFactory.StartNew(() => 21 * 2);
@@ -141,7 +143,7 @@ public class PriorityAsyncContextFlowTests
     [Fact]
     public void LaneTaskFactoryContinuations_RunInTheLane_ButHideItFromTaskSchedulerCurrent()
     {
-        var (lane, hidden, nestedOnPool) = PriorityAsyncContext.Run(async () =>
+        var (lane, hidden, nestedOnPool) = Bounded.Run(async () =>
         {
             var processing = PriorityScheduler.Current!.GetLane(LanePriority.Processing);
             return await processing.TaskFactory.ContinueWhenAll(
@@ -254,7 +256,7 @@ public class PriorityAsyncContextFlowTests
     public void ARun_DisposesEveryTimerItCreatedOnTheGivenClock()
     {
         var clock = new Support.TrackingTimeProvider();
-        PriorityAsyncContext.Run(
+        Bounded.Run(
             async () =>
             {
                 await Task.Yield();

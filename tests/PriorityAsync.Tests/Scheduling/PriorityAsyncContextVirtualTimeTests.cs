@@ -1,3 +1,5 @@
+using PriorityAsync.Tests.Support;
+
 namespace PriorityAsync.Tests.Scheduling;
 
 public class PriorityAsyncContextVirtualTimeTests
@@ -23,7 +25,7 @@ public class PriorityAsyncContextVirtualTimeTests
         var clock = new VirtualTimeProvider();
         var events = new List<string>();
 
-        PriorityAsyncContext.Run(async () =>
+        Bounded.Run(async () =>
         {
             var scheduler = PriorityScheduler.Current!;
             var lease = scheduler.GetLane(LanePriority.Lease).Run(async () =>
@@ -50,7 +52,7 @@ public class PriorityAsyncContextVirtualTimeTests
         var log = new List<string>();
         var started = System.Diagnostics.Stopwatch.StartNew();
 
-        PriorityAsyncContext.Run(async () =>
+        Bounded.Run(async () =>
         {
             var scheduler = PriorityScheduler.Current!;
             var workers = Enumerable.Range(0, 10).Select(w => scheduler.GetLane(LanePriority.Processing).Run(async () =>

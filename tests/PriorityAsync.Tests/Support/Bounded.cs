@@ -60,6 +60,22 @@ internal static class Bounded
     }
 
     /// <summary>
+    /// <see cref="PriorityAsyncContext.Run(Func{Task}, PrioritySchedulerOptions?)"/> on a thread of its own
+    /// (<see cref="OnOwnThread"/>): a context that never returns fails the test instead of hanging it. For tests that
+    /// do not compare the run's thread with the test's own.
+    /// </summary>
+    public static void Run(Func<Task> entry, PrioritySchedulerOptions? options = null) =>
+        OnOwnThread(() => PriorityAsyncContext.Run(entry, options), "the context's run");
+
+    /// <summary>As <see cref="Run(Func{Task}, PrioritySchedulerOptions?)"/>, returning the entry point's result.</summary>
+    public static T Run<T>(Func<Task<T>> entry, PrioritySchedulerOptions? options = null)
+    {
+        T result = default!;
+        OnOwnThread(() => result = PriorityAsyncContext.Run(entry, options), "the context's run");
+        return result;
+    }
+
+    /// <summary>
     /// Runs <paramref name="body"/> (typically a whole <see cref="PriorityAsyncContext"/> run, which blocks its thread) on
     /// a thread of its own and waits for it; throws naming <paramref name="what"/> when it does not return in time.
     /// Exceptions of the body are rethrown as they are.

@@ -10,7 +10,7 @@ public class LaneTimeProviderTests
         var clock = new VirtualTimeProvider();
         var lanes = new List<string?>();
 
-        PriorityAsyncContext.Run(async () =>
+        Bounded.Run(async () =>
         {
             var scheduler = PriorityScheduler.Current!;
             await PriorityScheduler.YieldTo(LanePriority.Receive);

@@ -1,3 +1,5 @@
+using PriorityAsync.Tests.Support;
+
 namespace PriorityAsync.Tests.Yielding;
 
 public class ShouldYieldTests
@@ -6,7 +8,7 @@ public class ShouldYieldTests
     public void ShouldYield_FlipsWhenMoreUrgentWorkArrives_AndYieldIfNeededLetsItRun()
     {
         var events = new List<string>();
-        PriorityAsyncContext.Run(async () =>
+        Bounded.Run(async () =>
         {
             var scheduler = PriorityScheduler.Current!;
             await scheduler.GetLane(LanePriority.Processing).Run(async () =>
@@ -39,7 +41,7 @@ public class ShouldYieldTests
         var clock = new VirtualTimeProvider();
         var observed = new List<bool>();
 
-        PriorityAsyncContext.Run(async () =>
+        Bounded.Run(async () =>
         {
             var scheduler = PriorityScheduler.Current!;
             observed.Add(scheduler.ShouldYield);
@@ -66,7 +68,7 @@ public class ShouldYieldTests
     public void LaneHasMoreUrgentWork_SeesOnlyMoreUrgentLanes_FromAnyThread()
     {
         var observed = new List<bool>();
-        PriorityAsyncContext.Run(async () =>
+        Bounded.Run(async () =>
         {
             var scheduler = PriorityScheduler.Current!;
             await PriorityScheduler.YieldTo(LanePriority.Processing);
