@@ -49,6 +49,40 @@ public class PumpMetricsAttributesTests
     }
 
     [Fact]
+    public void EachRenewal_RecordsItsRoundTrip_AndTheLockLeftWhenSent()
+    {
+        const string name = "renewal-metrics-pump";
+        var measurements = Listen(instrument => instrument.Meter.Name == MessagePumpDiagnostics.MeterName, name, out var listener);
+        var clock = new VirtualTimeProvider();
+        var latency = TimeSpan.FromMilliseconds(100);
+        var queue = new InMemoryLeaseBroker(clock).CreateQueue("orders", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(10), Latency = latency });
+        queue.Send(new byte[] { 1 }, "slow");
+        using (listener)
+        {
+            VirtualRun.Run(clock, async scheduler =>
+            {
+                await using var pump = new PriorityMessagePump(
+                    queue,
+                    (context, cancellationToken) => Task.Delay(TimeSpan.FromSeconds(25), context.TimeProvider, cancellationToken),
+                    scheduler,
+                    new MessagePumpOptions { Name = name });
+                await pump.StartAsync();
+                await VirtualRun.WaitUntilAsync(() => queue.GetStatistics().Completed == 1, scheduler.TimeProvider, TimeSpan.FromHours(1));
+            });
+        }
+
+        var renewals = queue.GetStatistics().Renewals;
+        renewals.Should().BeGreaterThanOrEqualTo(2, "a 25 s handler on a 10 s lock");
+        measurements.Where(m => m.Instrument == MessagePumpMetrics.RenewalsName).Should().HaveCount((int)renewals);
+        measurements.Where(m => m.Instrument == MessagePumpMetrics.RenewDurationName).Should().HaveCount((int)renewals)
+            .And.OnlyContain(m => Math.Abs(m.Value - latency.TotalSeconds) < 1e-6, "the broker answers every renewal after its latency");
+        measurements.Where(m => m.Instrument == MessagePumpMetrics.LeaseSlackName).Should().HaveCount((int)renewals)
+            .And.OnlyContain(m => m.Value > 0 && m.Value < 10, "each renewal is sent while the lock still runs");
+        measurements.Where(m => m.Instrument is MessagePumpMetrics.RenewDurationName or MessagePumpMetrics.LeaseSlackName)
+            .Should().OnlyContain(m => Is(m, MessagePumpDiagnostics.DestinationNameTag, "orders"));
+    }
+
+    [Fact]
     public void Source_WithoutNames_IsTaggedUnknown_AndHasNoDestination()
     {
         IMessageSource source = new UnnamedSource();

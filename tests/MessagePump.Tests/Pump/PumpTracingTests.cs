@@ -156,6 +156,122 @@ public class PumpTracingTests
     }
 
     [Fact]
+    public void ReceiveSpanOfABatch_LinksEveryProducer()
+    {
+        const string name = "batch-links-pump";
+        var stopped = ListenToPump(name, out var listener);
+        using var _ = listener;
+        var producers = Enumerable.Range(0, 2).Select(i => new Activity($"send {i}").SetIdFormat(ActivityIdFormat.W3C).Start()).ToList();
+        producers.ForEach(p => p.Stop());
+
+        var clock = new VirtualTimeProvider();
+        var queue = new InMemoryLeaseBroker(clock).CreateQueue("orders", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(10) });
+        queue.Send(new byte[] { 0 }, "first"); // the first receive asks for one message; the next asks for two
+        foreach (var producer in producers)
+        {
+            queue.Send(new byte[] { 1 }, producer.DisplayName, new Dictionary<string, string>(MessagePumpDiagnostics.InjectTraceContext(new Dictionary<string, string>(), producer)));
+        }
+
+        RunToCompletion(clock, queue, 3, name);
+
+        var pair = stopped.Where(s => s.Kind == ActivityKind.Client).Should()
+            .ContainSingle(s => (int)s.GetTagItem(MessagePumpDiagnostics.BatchMessageCountTag)! == 2, "the two traced messages came in one receive").Subject;
+        pair.Links.Select(l => l.Context.SpanId).Should().BeEquivalentTo(producers.Select(p => p.SpanId), "one link per producer of the batch");
+    }
+
+    [Fact]
+    public void SourceWithoutNames_SpansAreNamedByTheOperation_SystemUnknown_NoDestination()
+    {
+        const string name = "unnamed-source-pump";
+        var stopped = ListenToPump(name, out var listener);
+        using var _ = listener;
+        var clock = new VirtualTimeProvider();
+        var queue = new InMemoryLeaseBroker(clock).CreateQueue("orders", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(10) });
+        queue.Send(new byte[] { 1 }, "m1");
+
+        RunToCompletion(clock, new BlankNamesSource(queue), queue, 1, name);
+
+        stopped.Select(s => s.DisplayName).Should().BeEquivalentTo(["receive", "process"]);
+        stopped.Should().OnlyContain(s => (string?)s.GetTagItem(MessagePumpDiagnostics.MessagingSystemTag) == MessagePumpDiagnostics.UnknownSystem
+            && s.GetTagItem(MessagePumpDiagnostics.DestinationNameTag) == null);
+    }
+
+    [Fact]
+    public void AnActivityCurrentAtStart_IsNeverCurrentInTheHandler_WhateverListensToThePump()
+    {
+        using var hostSource = new ActivitySource("PriorityAsync.MessagePump.Tests.Host");
+        using var hostListener = new ActivityListener
+        {
+            ShouldListenTo = source => source == hostSource,
+            Sample = (ref ActivityCreationOptions<ActivityContext> _) => ActivitySamplingResult.AllDataAndRecorded,
+        };
+        ActivitySource.AddActivityListener(hostListener);
+        var clock = new VirtualTimeProvider();
+        var queue = new InMemoryLeaseBroker(clock).CreateQueue("orders", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(10) });
+        queue.Send(new byte[] { 1 }, "m1");
+        Activity? seen = null;
+        ActivityTraceId hostTrace = default;
+
+        VirtualRun.Run(clock, async scheduler =>
+        {
+            await using var pump = new PriorityMessagePump(
+                queue,
+                (_, _) =>
+                {
+                    seen = Activity.Current;
+                    return Task.CompletedTask;
+                },
+                scheduler,
+                new MessagePumpOptions { Name = "ambient-activity-pump" });
+            using (var host = hostSource.StartActivity("host start"))
+            {
+                host.Should().NotBeNull();
+                hostTrace = host!.TraceId;
+                await pump.StartAsync();
+            }
+
+            await VirtualRun.WaitUntilAsync(() => queue.GetStatistics().Completed == 1, scheduler.TimeProvider, TimeSpan.FromHours(1));
+        });
+
+        // Other tests may listen to the pump's spans meanwhile: then the handler runs in its own root process span.
+        if (seen is not null)
+        {
+            seen.Source.Name.Should().Be(MessagePumpDiagnostics.ActivitySourceName);
+            seen.TraceId.Should().NotBe(hostTrace, "the activity current at start is no message's parent");
+        }
+    }
+
+    private static ConcurrentBag<Activity> ListenToPump(string pump, out ActivityListener listener)
+    {
+        var stopped = new ConcurrentBag<Activity>();
+        listener = new ActivityListener
+        {
+            ShouldListenTo = source => source.Name == MessagePumpDiagnostics.ActivitySourceName,
+            Sample = (ref ActivityCreationOptions<ActivityContext> _) => ActivitySamplingResult.AllDataAndRecorded,
+            ActivityStopped = activity =>
+            {
+                if ((string?)activity.GetTagItem(MessagePumpDiagnostics.PumpTag) == pump)
+                {
+                    stopped.Add(activity);
+                }
+            },
+        };
+        ActivitySource.AddActivityListener(listener);
+        return stopped;
+    }
+
+    private static void RunToCompletion(VirtualTimeProvider clock, InMemoryQueue queue, int messages, string name) =>
+        RunToCompletion(clock, queue, queue, messages, name);
+
+    private static void RunToCompletion(VirtualTimeProvider clock, IMessageSource source, InMemoryQueue queue, int messages, string name) =>
+        VirtualRun.Run(clock, async scheduler =>
+        {
+            await using var pump = new PriorityMessagePump(source, (_, _) => Task.CompletedTask, scheduler, new MessagePumpOptions { Name = name });
+            await pump.StartAsync();
+            await VirtualRun.WaitUntilAsync(() => queue.GetStatistics().Completed == messages, scheduler.TimeProvider, TimeSpan.FromHours(1));
+        });
+
+    [Fact]
     public void InjectTraceContext_WithoutAnActivity_LeavesTheHeadersAlone()
     {
         var previous = Activity.Current;
@@ -168,6 +284,18 @@ public class PumpTracingTests
         {
             Activity.Current = previous;
         }
+    }
+
+    /// <summary>An adapter that names neither its messaging system nor its queue (blank names count as none).</summary>
+    private sealed class BlankNamesSource(InMemoryQueue queue) : IMessageSource
+    {
+        public TimeSpan? LockDuration => queue.LockDuration;
+
+        public string MessagingSystem => " ";
+
+        public string? DestinationName => "";
+
+        public Task<ILeasedMessage?> ReceiveAsync(CancellationToken cancellationToken = default) => queue.ReceiveAsync(cancellationToken);
     }
 
     /// <summary>An adapter whose messages' <see cref="ILeasedMessage.Headers"/> throw.</summary>
