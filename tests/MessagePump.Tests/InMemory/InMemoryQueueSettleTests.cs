@@ -100,6 +100,17 @@ public class InMemoryQueueSettleTests
         queue.GetStatistics().Should().BeEquivalentTo(new { TransientFaults = 3, Renewals = 0, Completed = 0, InFlight = 1, LeaseLostErrors = 0 });
     }
 
+    [Fact]
+    public void Send_AHeaderWithANullValue_IsRejected_NamingTheHeader()
+    {
+        var queue = CreateQueue();
+
+        var send = () => queue.Send(Body(), "m1", new Dictionary<string, string> { ["traceparent"] = null! });
+
+        send.Should().Throw<ArgumentException>().WithParameterName("headers").WithMessage("Header 'traceparent' has a null value.*");
+        queue.GetStatistics().Should().BeEquivalentTo(new { Sent = 0, Available = 0 });
+    }
+
     private static Task Settle(InMemoryMessage message, string operation) => operation switch
     {
         "renew" => message.RenewLockAsync(),

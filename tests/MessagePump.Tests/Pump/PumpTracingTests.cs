@@ -272,6 +272,29 @@ public class PumpTracingTests
         });
 
     [Fact]
+    public void InjectTraceContext_NullHeaders_ThrowNamingThem()
+    {
+        var inject = () => MessagePumpDiagnostics.InjectTraceContext(null!);
+
+        inject.Should().Throw<ArgumentNullException>().WithParameterName("headers");
+    }
+
+    [Fact]
+    public void InjectTraceContext_WithAnActivityGiven_InjectsThatOne_NotTheCurrent()
+    {
+        using var current = new Activity("current").SetIdFormat(ActivityIdFormat.W3C).Start();
+        using var producer = new Activity("producer").SetIdFormat(ActivityIdFormat.W3C);
+        producer.SetParentId(ActivityTraceId.CreateRandom(), ActivitySpanId.CreateRandom());
+        producer.Start();
+        Activity.Current = current;
+
+        var headers = MessagePumpDiagnostics.InjectTraceContext(new Dictionary<string, string>(), producer);
+
+        headers["traceparent"].Should().Be(producer.Id);
+        headers["traceparent"].Should().NotContain(current.TraceId.ToHexString());
+    }
+
+    [Fact]
     public void InjectTraceContext_WithoutAnActivity_LeavesTheHeadersAlone()
     {
         var previous = Activity.Current;
