@@ -14,7 +14,8 @@ public sealed partial class PriorityMessagePump
     {
         while (!stop.IsCancellationRequested)
         {
-            if (WaitForCapacityAsync() is { } capacity)
+            var capacity = WaitForCapacityAsync();
+            if (capacity is not null)
             {
                 await capacity;
                 continue;
@@ -29,17 +30,15 @@ public sealed partial class PriorityMessagePump
 
             var asked = _admission.NextAsk(FreeSlots());
             var sent = TimeProvider.GetTimestamp();
-            if (await ReceiveOrPauseAsync(asked, stop) is not { } answer)
+            var answer = await ReceiveOrPauseAsync(asked, stop);
+            if (answer is null)
             {
                 continue;
             }
 
-            _admission.Observe(
-                asked,
-                answer.Received,
-                TimeProvider.GetElapsedTime(sent, answer.AnsweredAt),
-                TimeProvider.GetElapsedTime(answer.AnsweredAt));
-            if (answer.Received == 0)
+            var (received, answeredAt) = answer.Value;
+            _admission.Observe(asked, received, TimeProvider.GetElapsedTime(sent, answeredAt), TimeProvider.GetElapsedTime(answeredAt));
+            if (received == 0)
             {
                 await PauseAsync(_options.EmptyReceiveDelay, stop);
             }
