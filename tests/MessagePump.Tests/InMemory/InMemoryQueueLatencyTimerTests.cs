@@ -1,3 +1,5 @@
+using PriorityAsync.Tests.Support;
+
 namespace PriorityAsync.MessagePump.Tests.InMemory;
 
 /// <summary>
@@ -11,7 +13,7 @@ public class InMemoryQueueLatencyTimerTests
     [Fact]
     public async Task AnsweredCalls_DisposeTheirTimers()
     {
-        var clock = new CountingClock(_virtual);
+        var clock = new TrackingTimeProvider(_virtual);
         var queue = new InMemoryLeaseBroker(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(30), Latency = TimeSpan.FromSeconds(1) });
         queue.Send(new byte[] { 1 });
         queue.Send(new byte[] { 2 });
@@ -34,7 +36,7 @@ public class InMemoryQueueLatencyTimerTests
     [Fact]
     public async Task CanceledCalls_DisposeTheirTimers_AndNeverRun()
     {
-        var clock = new CountingClock(_virtual);
+        var clock = new TrackingTimeProvider(_virtual);
         var queue = new InMemoryLeaseBroker(clock).CreateQueue("q", new InMemoryQueueOptions { Latency = TimeSpan.FromSeconds(1) });
         queue.Send(new byte[] { 1 });
         using var cts = new CancellationTokenSource();
@@ -46,52 +48,5 @@ public class InMemoryQueueLatencyTimerTests
         clock.Live.Should().Be(0, "the canceled call disposed its timer at once");
         _virtual.Advance(TimeSpan.FromSeconds(1));
         queue.GetStatistics().Should().BeEquivalentTo(new { Received = 0, Available = 1 });
-    }
-
-    /// <summary>A clock that counts the timers created on it and those not yet disposed.</summary>
-    private sealed class CountingClock(TimeProvider inner) : TimeProvider
-    {
-        private int _created;
-        private int _live;
-
-        public int Created => Volatile.Read(ref _created);
-
-        public int Live => Volatile.Read(ref _live);
-
-        public override long TimestampFrequency => inner.TimestampFrequency;
-
-        public override long GetTimestamp() => inner.GetTimestamp();
-
-        public override DateTimeOffset GetUtcNow() => inner.GetUtcNow();
-
-        public override ITimer CreateTimer(TimerCallback callback, object? state, TimeSpan dueTime, TimeSpan period)
-        {
-            Interlocked.Increment(ref _created);
-            Interlocked.Increment(ref _live);
-            return new CountedTimer(this, inner.CreateTimer(callback, state, dueTime, period));
-        }
-
-        private sealed class CountedTimer(CountingClock owner, ITimer timer) : ITimer
-        {
-            private int _disposed;
-
-            public bool Change(TimeSpan dueTime, TimeSpan period) => timer.Change(dueTime, period);
-
-            public void Dispose()
-            {
-                if (Interlocked.Exchange(ref _disposed, 1) == 0)
-                {
-                    Interlocked.Decrement(ref owner._live);
-                }
-
-                timer.Dispose();
-            }
-
-            public ValueTask DisposeAsync()
-            {
-                Dispose();
-                return ValueTask.CompletedTask;
-            }
-        }
     }
 }

@@ -1,8 +1,12 @@
 namespace PriorityAsync.Tests.Support;
 
-/// <summary>Real time whose timers are counted: created, and still alive (not disposed).</summary>
-internal sealed class TrackingTimeProvider : TimeProvider
+/// <summary>
+/// A clock whose timers are counted: created, and still alive (not disposed). Time and timers come from
+/// <c>inner</c> (the system clock when none is given). Also compiled into MessagePump.Tests.
+/// </summary>
+internal sealed class TrackingTimeProvider(TimeProvider? inner = null) : TimeProvider
 {
+    private readonly TimeProvider _inner = inner ?? System;
     private int _created;
     private int _live;
 
@@ -10,11 +14,19 @@ internal sealed class TrackingTimeProvider : TimeProvider
 
     public int Live => Volatile.Read(ref _live);
 
+    public override long TimestampFrequency => _inner.TimestampFrequency;
+
+    public override long GetTimestamp() => _inner.GetTimestamp();
+
+    public override DateTimeOffset GetUtcNow() => _inner.GetUtcNow();
+
+    public override TimeZoneInfo LocalTimeZone => _inner.LocalTimeZone;
+
     public override ITimer CreateTimer(TimerCallback callback, object? state, TimeSpan dueTime, TimeSpan period)
     {
         Interlocked.Increment(ref _created);
         Interlocked.Increment(ref _live);
-        return new TrackedTimer(this, System.CreateTimer(callback, state, dueTime, period));
+        return new TrackedTimer(this, _inner.CreateTimer(callback, state, dueTime, period));
     }
 
     private sealed class TrackedTimer(TrackingTimeProvider owner, ITimer inner) : ITimer
