@@ -151,15 +151,7 @@ public class TaskSchedulerStopTests
     public async Task TheStop_DisposesEveryTimerTheSchedulerCreatedOnTheGivenClock(PriorityWorkerMode mode)
     {
         var clock = new TrackingTimeProvider();
-        var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions
-        {
-            WorkerCount = 2,
-            Mode = mode,
-            ReservedWorkerCount = 1,
-            TimeProvider = clock,
-            YieldQuantum = TimeSpan.FromSeconds(10),
-            StallThreshold = TimeSpan.FromSeconds(10),
-        });
+        var scheduler = WithSliceAlarms(mode, reserved: 1, clock);
 
         await using (HeldWorkers.Hold(scheduler.GetLane(LanePriority.Processing), 2))
         {
@@ -186,15 +178,7 @@ public class TaskSchedulerStopTests
         for (var trial = 0; trial < 300; trial++)
         {
             var clock = new TrackingTimeProvider();
-            var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions
-            {
-                WorkerCount = 2,
-                Mode = PriorityWorkerMode.ThreadPool,
-                ReservedWorkerCount = 0,
-                TimeProvider = clock,
-                YieldQuantum = TimeSpan.FromSeconds(10),
-                StallThreshold = TimeSpan.FromSeconds(10),
-            });
+            var scheduler = WithSliceAlarms(PriorityWorkerMode.ThreadPool, reserved: 0, clock);
             using var bothRunning = new CountdownEvent(2);
             using var release = new ManualResetEventSlim();
             var lane = scheduler.GetLane(LanePriority.Processing);
@@ -213,6 +197,18 @@ public class TaskSchedulerStopTests
             scheduler.Dispose();
         }
     }
+
+    /// <summary>Two ordinary workers on <paramref name="clock"/>, each with its two slice alarms (quantum and stall), timers on that clock.</summary>
+    private static PriorityTaskScheduler WithSliceAlarms(PriorityWorkerMode mode, int reserved, TimeProvider clock) =>
+        new(new PriorityTaskSchedulerOptions
+        {
+            WorkerCount = 2,
+            Mode = mode,
+            ReservedWorkerCount = reserved,
+            TimeProvider = clock,
+            YieldQuantum = TimeSpan.FromSeconds(10),
+            StallThreshold = TimeSpan.FromSeconds(10),
+        });
 
     private static async Task WaitUntilAsync(Func<bool> condition)
     {
