@@ -7,7 +7,20 @@ var root = args.Length > 0 ? Path.GetFullPath(args[0]) : FindRoot(Directory.GetC
 var pages = new[] { "README.md" }
     .Concat(Directory.GetFiles(Path.Combine(root, "docs"), "*.md").Select(p => Path.GetRelativePath(root, p).Replace('\\', '/')).Order(StringComparer.Ordinal))
     .ToList();
-var blocks = pages.SelectMany(page => CodeBlock.Read(root, page)).ToList();
+var failures = new List<string>();
+var blocks = new List<CodeBlock>();
+foreach (var page in pages)
+{
+    try
+    {
+        blocks.AddRange(CodeBlock.Read(root, page));
+    }
+    catch (InvalidDataException exception)
+    {
+        failures.Add(exception.Message);
+    }
+}
+
 var compiler = new ProgramCompiler();
 
 // The programs run with an empty folder as their current directory, as a new app would (a host reads appsettings.json
@@ -15,7 +28,6 @@ var compiler = new ProgramCompiler();
 var scratch = Directory.CreateTempSubdirectory("priorityasync-docs-");
 Directory.SetCurrentDirectory(scratch.FullName);
 var limit = TimeSpan.FromSeconds(120);
-var failures = new List<string>();
 int programs = 0, ran = 0, excerpts = 0;
 foreach (var block in blocks)
 {
