@@ -33,6 +33,7 @@ internal static class MessagePumpQuickStart
         }
 
         await pump.StopAsync();
+        Console.WriteLine($"completed {orders.GetStatistics().Completed} of 10");
         return orders.GetStatistics();
     }
 }
