@@ -126,7 +126,7 @@ public static class SimulationCommand
         }
 
         output.WriteLine();
-        output.WriteLine("The whole matrix (every strategy and context, conserved CPU work on the real clock): --full, about 7.5 minutes on 2 cores.");
+        output.WriteLine("The whole matrix (every strategy and context, conserved CPU work on the real clock): --full, 7.5 to 11 minutes on 2 cores.");
         WriteFiles(options, args, output, [.. virtualResults, .. demoResults]);
         return 0;
     }

@@ -76,7 +76,7 @@ internal sealed class SimulationOptions
     private readonly Option<bool> _full = ScenarioOptions.Flag(
         "--full",
         "Run the whole matrix instead of the default run: every strategy in every context (single-thread on virtual time; thread-pool and starved-pool on the real clock, "
-        + "conserved CPU work, --time-scale 0.04) at CPU 100 and 1000 ms, plus 3x rows for priority and pump; about 7.5 minutes on 2 cores. "
+        + "conserved CPU work, --time-scale 0.04) at CPU 100 and 1000 ms, plus 3x rows for priority and pump; 7.5 to 11 minutes on 2 cores. "
         + "Any option that chooses runs (--context, --strategy, --cpu-ms, --messages, ...) also runs the matrix, narrowed by it.");
 
     /// <summary>Creates the root command with every option; its action is left to the caller.</summary>
@@ -85,12 +85,12 @@ internal sealed class SimulationOptions
     {
         var command = new RootCommand(
             "The lost-lease simulation of seed 001: runs consumer strategies in each context and prints the results.\n\n"
-            + "With no option that chooses runs (only --time-scale, --json, --report, --monitor, --no-progress), the default run, about 35 s on 2 cores: "
+            + "With no option that chooses runs (only --time-scale, --json, --report, --monitor, --no-progress), the default run, 35 to 50 s on 2 cores: "
             + "the seed's table (100 messages of 20 x (100 or 1000 ms CPU, 1 s awaited IO), a 5 s lease renewed every 2 s, plus 300-message rows) "
             + "on one thread and virtual time for every strategy (under a second), then a real-clock demonstration at --time-scale "
             + $"{DefaultRunPlanner.DemoTimeScale} ({DefaultRunPlanner.DemoMessages} messages of {DefaultRunPlanner.DemoLoops} x ({DefaultRunPlanner.DemoCpuMs} ms CPU as the seed's blocking sleep, 1 s IO)) "
             + "on one thread, the thread pool and the starved pool: fifo loses leases on one thread and on the starved pool, priority and pump lose none.\n"
-            + "--full runs the whole matrix instead, about 7.5 minutes on 2 cores; so does any option that chooses runs, narrowing it.");
+            + "--full runs the whole matrix instead, 7.5 to 11 minutes on 2 cores (the longer when the machine is busy); so does any option that chooses runs, narrowing it.");
         Option[] options =
         [
             _context, _strategy, _clock, _broker, _connection, _brokerLatency, _timeScale, _messages, _loops, _cpuMs, _ioMs,
