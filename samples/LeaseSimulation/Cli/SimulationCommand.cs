@@ -8,7 +8,10 @@ using LeaseSimulation.Settings;
 
 namespace LeaseSimulation.Cli;
 
-/// <summary>The command: parse, plan, run every row, print one table, write JSON and the report when asked.</summary>
+/// <summary>
+/// The command: parse, plan (the default run, the matrix or the sweep), run every row, print the table(s), write JSON
+/// and the report when asked.
+/// </summary>
 public static class SimulationCommand
 {
     /// <summary>The exit code of a bad command line.</summary>
