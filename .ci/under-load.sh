@@ -40,10 +40,11 @@ stop_load() {
 
 cmd_pid=""
 
-# INT/TERM sent to this script alone: pass it on to the command, wait for it, stop the load, leave with 128 + signal.
+# INT/TERM sent to this script alone: pass it on to the command's whole process group (dotnet test starts vstest and a
+# test host below it), wait for it, stop the load, leave with 128 + signal.
 on_signal() {
     if [[ -n "$cmd_pid" ]]; then
-        kill "-$1" "$cmd_pid" 2>/dev/null || true
+        kill "-$1" -- "-$cmd_pid" 2>/dev/null || kill "-$1" "$cmd_pid" 2>/dev/null || true
         wait "$cmd_pid" 2>/dev/null || true
     fi
     stop_load
@@ -79,8 +80,9 @@ PY
 fi
 
 echo "under-load: $burners CPU burners on $cores cores, ${churn_mib} MiB allocation churn; load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-# In the background (stdin passed on explicitly), so that `wait` returns when a signal arrives and the trap runs.
-"$@" <&0 &
+# In the background (stdin passed on explicitly), so that `wait` returns when a signal arrives and the trap runs; in a
+# process group of its own (setsid, from util-linux), so that a signal reaches everything the command started.
+setsid "$@" <&0 &
 cmd_pid=$!
 wait "$cmd_pid"
 status=$?
