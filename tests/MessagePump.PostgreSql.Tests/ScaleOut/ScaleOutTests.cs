@@ -65,7 +65,34 @@ public class ScaleOutTests(ITestOutputHelper output)
             await Task.WhenAll(processes.Select(p => p.WaitReadyAsync(Wait.Generous)));
 
             await Wait.UntilAsync(async () => await CountAsync(dataSource, "SELECT count(*) FROM completions") >= 400, Wait.Generous, "400 completions");
+
+            // Killed mid-flight by construction, not by luck (a loaded machine may leave it idle at any given moment): all
+            // three are frozen, the server has finished every statement they sent, and the process to be killed holds
+            // at least one row under its own lock token, which no other process can ever complete. Otherwise all thaw
+            // and the test looks again.
+            await Wait.UntilAsync(
+                async () =>
+                {
+                    processes.ForEach(p => p.Freeze());
+                    await Wait.UntilAsync(
+                        async () => await CountAsync(dataSource, "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' AND pid <> pg_backend_pid()") == 0,
+                        Wait.Generous,
+                        "the server to finish the frozen processes' statements",
+                        TimeSpan.FromMilliseconds(10));
+                    var tokens = killed.Starts.Select(s => s.LockToken).ToArray();
+                    if (await CountAsync(dataSource, "SELECT count(*) FROM priorityasync.messages WHERE lock_token = ANY(@tokens) AND message_id LIKE 'm%'", tokens) > 0)
+                    {
+                        return true;
+                    }
+
+                    processes.ForEach(p => p.Thaw());
+                    return false;
+                },
+                Wait.Generous,
+                "a moment when the process to be killed holds a message");
             killed.KillHard();
+            stopped.Thaw();
+            survivor.Thaw();
             var killedAt = DateTimeOffset.UtcNow;
             await killed.WaitForExitAsync(TimeSpan.FromSeconds(10));
 
