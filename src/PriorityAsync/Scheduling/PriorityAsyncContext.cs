@@ -10,14 +10,17 @@ namespace PriorityAsync;
 /// <para>
 /// Posts from other threads (timers, I/O completions, tasks completed elsewhere) are queued into their lane and run
 /// on the context's thread. <see cref="Execute(Func{Task})"/> returns when the entry point's task has completed and
-/// every async void operation started in the context has finished; items still queued at that point run first.
+/// every async void operation started in the context has finished; items still queued at that point run first, and
+/// so does what they post from the context's thread (an <c>await Task.Yield()</c>, a <c>Post</c>): the run's own work
+/// stays on its thread, for at most <see cref="PriorityScheduler.ShutdownTimeout"/> after the end (an item that
+/// re-posts itself forever is the program's own loop; after that bound its posts are late work).
 /// An exception thrown by a posted callback (for example from an async void method) ends the run and is rethrown
 /// by <c>Execute</c>, after the items already queued have run (nothing is stranded); an exception of the entry point
 /// is rethrown as well.
 /// </para>
 /// <para>
-/// Work that arrives after the run (a continuation of a fire-and-forget <see cref="Lane.Run(Func{Task})"/>, a timer
-/// firing, a post) is rejected: it runs on the thread pool and counts in <see cref="PriorityScheduler.RejectedWorkCount"/>;
+/// Work that arrives after the run, or from another thread while it ends (a continuation of a fire-and-forget
+/// <see cref="Lane.Run(Func{Task})"/> resumed by a timer or I/O, a timer firing, a post), is rejected: it runs on the thread pool and counts in <see cref="PriorityScheduler.RejectedWorkCount"/>;
 /// nothing throws into the runtime and no awaiting code is left hanging.
 /// </para>
 /// <para>

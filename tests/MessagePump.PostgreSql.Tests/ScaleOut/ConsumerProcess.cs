@@ -86,9 +86,17 @@ internal sealed class ConsumerProcess : IDisposable
     public void KillHard() => _process.Kill();
 
     /// <summary>SIGTERM: the process stops gracefully.</summary>
-    public void Terminate()
+    public void Terminate() => Signal("-TERM");
+
+    /// <summary>SIGSTOP: the process is frozen (it runs nothing, sends nothing) until <see cref="Thaw"/>.</summary>
+    public void Freeze() => Signal("-STOP");
+
+    /// <summary>SIGCONT: a frozen process runs on.</summary>
+    public void Thaw() => Signal("-CONT");
+
+    private void Signal(string signal)
     {
-        using var kill = Process.Start("kill", ["-TERM", _process.Id.ToString(System.Globalization.CultureInfo.InvariantCulture)]);
+        using var kill = Process.Start("kill", [signal, _process.Id.ToString(System.Globalization.CultureInfo.InvariantCulture)]);
         kill.WaitForExit();
     }
 

@@ -62,14 +62,41 @@ public class ScaleOutTests(ITestOutputHelper output)
             }
 
             var (killed, stopped, survivor) = (processes[0], processes[1], processes[2]);
-            await Task.WhenAll(processes.Select(p => p.WaitReadyAsync(TimeSpan.FromSeconds(30))));
+            await Task.WhenAll(processes.Select(p => p.WaitReadyAsync(Wait.Generous)));
 
-            await Wait.UntilAsync(async () => await CountAsync(dataSource, "SELECT count(*) FROM completions") >= 400, TimeSpan.FromSeconds(30), "400 completions");
+            await Wait.UntilAsync(async () => await CountAsync(dataSource, "SELECT count(*) FROM completions") >= 400, Wait.Generous, "400 completions");
+
+            // Killed mid-flight by construction, not by luck (a loaded machine may leave it idle at any given moment): all
+            // three are frozen, the server has finished every statement they sent, and the process to be killed holds
+            // at least one row under its own lock token, which no other process can ever complete. Otherwise all thaw
+            // and the test looks again.
+            await Wait.UntilAsync(
+                async () =>
+                {
+                    processes.ForEach(p => p.Freeze());
+                    await Wait.UntilAsync(
+                        async () => await CountAsync(dataSource, "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' AND pid <> pg_backend_pid()") == 0,
+                        Wait.Generous,
+                        "the server to finish the frozen processes' statements",
+                        TimeSpan.FromMilliseconds(10));
+                    var tokens = killed.Starts.Select(s => s.LockToken).ToArray();
+                    if (await CountAsync(dataSource, "SELECT count(*) FROM priorityasync.messages WHERE lock_token = ANY(@tokens) AND message_id LIKE 'm%'", tokens) > 0)
+                    {
+                        return true;
+                    }
+
+                    processes.ForEach(p => p.Thaw());
+                    return false;
+                },
+                Wait.Generous,
+                "a moment when the process to be killed holds a message");
             killed.KillHard();
+            stopped.Thaw();
+            survivor.Thaw();
             var killedAt = DateTimeOffset.UtcNow;
             await killed.WaitForExitAsync(TimeSpan.FromSeconds(10));
 
-            await Wait.UntilAsync(async () => await CountAsync(dataSource, "SELECT count(*) FROM completions") >= 900, TimeSpan.FromSeconds(30), "900 completions");
+            await Wait.UntilAsync(async () => await CountAsync(dataSource, "SELECT count(*) FROM completions") >= 900, Wait.Generous, "900 completions");
             stopped.Terminate();
             await stopped.WaitForExitAsync(TimeSpan.FromSeconds(20));
             stopped.ExitCode.Should().Be(0, "SIGTERM stops the consumer gracefully; stderr: {0}", stopped.Errors);
@@ -77,7 +104,7 @@ public class ScaleOutTests(ITestOutputHelper output)
             (await CountAsync(dataSource, "SELECT count(*) FROM priorityasync.messages WHERE lock_token = ANY(@tokens) AND locked_until > clock_timestamp()", stoppedTokens))
                 .Should().Be(0, "a gracefully stopped consumer leaves nothing locked");
 
-            await Wait.UntilAsync(async () => (await queue.GetStatisticsAsync()).Pending == 0, TimeSpan.FromSeconds(40), "the survivor to drain the queue");
+            await Wait.UntilAsync(async () => (await queue.GetStatisticsAsync()).Pending == 0, Wait.Generous, "the survivor to drain the queue");
             survivor.Terminate();
             await survivor.WaitForExitAsync(TimeSpan.FromSeconds(20));
             survivor.ExitCode.Should().Be(0, "stderr: {0}", survivor.Errors);
@@ -100,7 +127,13 @@ public class ScaleOutTests(ITestOutputHelper output)
                 var completion = completions.Single(c => c.MessageId == first.MessageId);
                 completion.DeliveryCount.Should().BeGreaterThan(first.Delivery, "{0} was delivered again", first.MessageId);
                 var redelivery = otherStarts[completion.LockToken].Should().ContainSingle("another process completed {0}", first.MessageId).Subject;
-                (redelivery.At - first.At).Should().BeGreaterThanOrEqualTo(LockDuration - TimeSpan.FromMilliseconds(100), "{0} was redelivered only after its lock expired", first.MessageId);
+                // The server's order, not the processes' clocks: each process prints a handler's start after its receive
+                // returned, so on a loaded machine a start may come any time after its lock began, and no bound on
+                // "redelivery minus first start" holds at any load. That the server hands a message out again only once
+                // its lock has expired, on its own clock, is checked exactly by LeaseContractTests (StaleDelivery,
+                // ExpiredLock); here the later delivery carries a higher count under a new lock token.
+                redelivery.Delivery.Should().BeGreaterThan(first.Delivery, "{0} was delivered again after its first lock", first.MessageId);
+                redelivery.LockToken.Should().NotBe(first.LockToken);
             }
 
             var starts = processes.Sum(p => p.Starts.Count);

@@ -3,6 +3,12 @@ namespace PriorityAsync.MessagePump.PostgreSql.Tests.Support;
 /// <summary>Bounded waits that fail with a message.</summary>
 internal static class Wait
 {
+    /// <summary>
+    /// The bound of a wait for something that must happen: far beyond what it needs on a loaded machine, so it only
+    /// turns a hang into a failure.
+    /// </summary>
+    public static readonly TimeSpan Generous = TimeSpan.FromSeconds(60);
+
     public static async Task UntilAsync(Func<Task<bool>> condition, TimeSpan limit, string what, TimeSpan? step = null)
     {
         var deadline = DateTime.UtcNow + limit;

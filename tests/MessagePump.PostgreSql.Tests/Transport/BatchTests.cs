@@ -65,27 +65,31 @@ public class BatchTests(ITestOutputHelper output)
     [PostgresFact]
     public async Task ReceiveBatch_ReturnsAsSoonAsOneMessageIsThere_WithoutWaitingToFillTheBatch()
     {
-        await using var transport = PostgresServer.CreateTransport(new PostgreSqlTransportOptions { ReceiveWaitTime = TimeSpan.FromSeconds(30), PollInterval = TimeSpan.FromSeconds(20) });
+        // The wait and the poll are 20 minutes: a receive that returns before them did not wait to fill its batch and was
+        // not woken by the poll. Orderings against what the receive would otherwise do, not time budgets: they hold at
+        // any load (the generous bound only turns a hang into a failure).
+        var wait = TimeSpan.FromMinutes(20);
+        await using var transport = PostgresServer.CreateTransport(new PostgreSqlTransportOptions { ReceiveWaitTime = wait, PollInterval = wait });
         var queue = await transport.CreateQueueAsync(PostgresServer.UniqueName("batch_early"));
 
-        // One message already there: taken at once, the rest of the 30 s wait is not spent on filling the batch.
+        // One message already there: taken at once, the rest of the wait is not spent on filling the batch.
         await queue.SendAsync(new byte[] { 1 }, "there");
         var watch = Stopwatch.StartNew();
-        var batch = await queue.ReceiveBatchAsync(100).WaitAsync(TimeSpan.FromSeconds(10));
+        var batch = await queue.ReceiveBatchAsync(100).WaitAsync(Wait.Generous);
         watch.Stop();
         batch.Select(m => m.MessageId).Should().Equal("there");
-        watch.Elapsed.Should().BeLessThan(TimeSpan.FromSeconds(5));
+        watch.Elapsed.Should().BeLessThan(wait, "it returned with one message instead of waiting to fill the batch");
 
-        // An empty queue: the NOTIFY of one send wakes the waiting batch receive (the poll is 20 s away).
+        // An empty queue: the NOTIFY of one send wakes the waiting batch receive (the poll is 20 minutes away).
         var receive = queue.ReceiveBatchAsync(100);
         await Task.Delay(300);
         receive.IsCompleted.Should().BeFalse("the queue is empty, so the receive waits");
         watch.Restart();
         await queue.SendAsync(new byte[] { 2 }, "woken");
-        var woken = await receive.WaitAsync(TimeSpan.FromSeconds(10));
+        var woken = await receive.WaitAsync(Wait.Generous);
         watch.Stop();
         woken.Select(m => m.MessageId).Should().Equal("woken");
-        watch.Elapsed.Should().BeLessThan(TimeSpan.FromSeconds(5), "LISTEN/NOTIFY woke it and it returned with one message");
+        watch.Elapsed.Should().BeLessThan(wait, "LISTEN/NOTIFY woke it and it returned with one message");
     }
 
     [PostgresFact]
@@ -152,7 +156,12 @@ public class BatchTests(ITestOutputHelper output)
         var batch = await queue.ReceiveBatchAsync(3);
         ((long)(await PostgresServer.ScalarAsync("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = @a", ("a", application)))!)
             .Should().BeGreaterThanOrEqualTo(1L);
-        await Task.Delay(200);
+
+        // Waited for, not slept for: the server has ended the backend, so the pooled connection is dead at any load.
+        await Wait.UntilAsync(
+            async () => (long)(await PostgresServer.ScalarAsync("SELECT count(*) FROM pg_stat_activity WHERE application_name = @a", ("a", application)))! == 0,
+            Wait.Generous,
+            "the end of the terminated backend");
 
         var thrown = await FluentActions.Awaiting(() => queue.CompleteBatchAsync(batch)).Should().ThrowAsync<TransientTransportException>();
         thrown.Which.Message.Should().Contain("Completing 3 message(s)");

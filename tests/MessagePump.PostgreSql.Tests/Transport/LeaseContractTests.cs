@@ -5,7 +5,10 @@ namespace PriorityAsync.MessagePump.PostgreSql.Tests.Transport;
 /// <summary>The transport's lease contract on the real server: fencing, expiry, abandon, dead-letter, exact durations.</summary>
 public class LeaseContractTests
 {
+    // Only ever waited out (a lower bound: a busy machine waits longer, never shorter). A lock the test must still hold
+    // while it makes further calls is LongLock: those calls take what the machine's load makes them take.
     private static readonly TimeSpan ShortLock = TimeSpan.FromMilliseconds(400);
+    private static readonly TimeSpan LongLock = TimeSpan.FromMinutes(5);
 
     [PostgresFact]
     public async Task SendReceiveComplete_RemovesTheMessage()
@@ -38,6 +41,10 @@ public class LeaseContractTests
 
         var stale = (PostgreSqlLeasedMessage)(await queue.ReceiveAsync())!;
         await Task.Delay(ShortLock + TimeSpan.FromMilliseconds(100));
+
+        // The fresh delivery's lock must outlast the stale calls below at any load: the queue's lock duration changes
+        // for the next receive (CreateQueueAsync updates it), not for the stale lock that has already expired.
+        await transport.CreateQueueAsync(queue.Name, new PostgreSqlQueueOptions { LockDuration = LongLock });
         var fresh = (PostgreSqlLeasedMessage)(await queue.ReceiveAsync())!;
         fresh.Should().NotBeNull("the lock expired on the server's clock, so the message is visible again");
         fresh.MessageId.Should().Be("m1");
@@ -77,12 +84,14 @@ public class LeaseContractTests
     [PostgresFact]
     public async Task Renew_ExtendsTheLock_ByTheExactDuration_OnTheServersClock()
     {
-        var lockDuration = TimeSpan.FromMilliseconds(1234.567);
+        // Long enough that no renewal below comes after the lock expired, whatever the machine's load does to the
+        // 0.5 s pauses; the fraction checks that durations keep their microseconds.
+        var lockDuration = TimeSpan.FromSeconds(60) + TimeSpan.FromMilliseconds(1234.567);
         await using var transport = PostgresServer.CreateTransport();
         var queue = await transport.CreateQueueAsync(PostgresServer.UniqueName("renew"), new PostgreSqlQueueOptions { LockDuration = lockDuration });
         queue.LockDuration.Should().Be(lockDuration, "durations are kept to the microsecond, not truncated to seconds");
         (await PostgresServer.ScalarAsync("SELECT extract(epoch FROM lock_duration)::text FROM priorityasync.queues WHERE name = @n", ("n", queue.Name)))
-            .Should().Be("1.234567");
+            .Should().Be("61.234567");
         await queue.SendAsync(new byte[] { 1 });
 
         var message = (PostgreSqlLeasedMessage)(await queue.ReceiveAsync())!;
@@ -118,7 +127,8 @@ public class LeaseContractTests
     public async Task AfterTheLastAllowedDelivery_TheMessageIsDeadLettered_InTheReceiveStatement()
     {
         await using var transport = PostgresServer.CreateTransport();
-        var queue = await transport.CreateQueueAsync(PostgresServer.UniqueName("poison"), new PostgreSqlQueueOptions { LockDuration = ShortLock, MaxDeliveryCount = 3 });
+        var name = PostgresServer.UniqueName("poison");
+        var queue = await transport.CreateQueueAsync(name, new PostgreSqlQueueOptions { LockDuration = LongLock, MaxDeliveryCount = 3 });
         await queue.SendAsync(new byte[] { 9 }, "poison");
         await queue.SendAsync(new byte[] { 1 }, "good");
 
@@ -129,7 +139,12 @@ public class LeaseContractTests
             seen.Add((poison.MessageId, poison.DeliveryCount));
             if (i < 2)
             {
-                await poison.AbandonAsync();
+                await poison.AbandonAsync(); // within its long lock, however slow the machine
+                if (i == 1)
+                {
+                    // The last delivery gets a short lock, only to be waited out.
+                    await transport.CreateQueueAsync(name, new PostgreSqlQueueOptions { LockDuration = ShortLock, MaxDeliveryCount = 3 });
+                }
             }
             else
             {
@@ -188,7 +203,10 @@ public class LeaseContractTests
     [PostgresFact]
     public async Task IdleReceive_WakesOnNotify_WellBeforeThePollInterval()
     {
-        await using var transport = PostgresServer.CreateTransport(new PostgreSqlTransportOptions { ReceiveWaitTime = TimeSpan.FromSeconds(20), PollInterval = TimeSpan.FromSeconds(20) });
+        // Only LISTEN/NOTIFY can end this receive before PollInterval: the wait and the poll are both 20 minutes, so
+        // "before the poll" is a claim about the order of events that holds at any load, not a time budget.
+        var poll = TimeSpan.FromMinutes(20);
+        await using var transport = PostgresServer.CreateTransport(new PostgreSqlTransportOptions { ReceiveWaitTime = poll, PollInterval = poll });
         var queue = await transport.CreateQueueAsync(PostgresServer.UniqueName("notify"));
         (await queue.ReceiveAsync(TimeSpan.FromMilliseconds(300))).Should().BeNull("nothing was sent: the wait ends empty");
 
@@ -197,10 +215,10 @@ public class LeaseContractTests
         await Task.Delay(500);
         receive.IsCompleted.Should().BeFalse("the receive waits for a message");
         await queue.SendAsync(new byte[] { 1 }, "woken");
-        var message = await receive.WaitAsync(TimeSpan.FromSeconds(10));
+        var message = await receive.WaitAsync(Wait.Generous);
         watch.Stop();
         message!.MessageId.Should().Be("woken");
-        watch.Elapsed.Should().BeLessThan(TimeSpan.FromSeconds(5), "LISTEN/NOTIFY woke the receive, not the 20 s poll");
+        watch.Elapsed.Should().BeLessThan(poll, "LISTEN/NOTIFY woke the receive, not the poll");
         await message.CompleteAsync();
     }
 
@@ -210,7 +228,7 @@ public class LeaseContractTests
         await using var transport = PostgresServer.CreateTransport(new PostgreSqlTransportOptions { ReceiveWaitTime = TimeSpan.FromSeconds(30) });
         var queue = await transport.CreateQueueAsync(PostgresServer.UniqueName("cancel"));
         using var cancellation = new CancellationTokenSource(TimeSpan.FromMilliseconds(300));
-        var act = () => queue.ReceiveAsync(cancellation.Token).WaitAsync(TimeSpan.FromSeconds(10));
+        var act = () => queue.ReceiveAsync(cancellation.Token).WaitAsync(Wait.Generous);
         await act.Should().ThrowAsync<OperationCanceledException>();
     }
 

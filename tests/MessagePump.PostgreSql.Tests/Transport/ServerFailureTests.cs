@@ -35,7 +35,12 @@ public class ServerFailureTests(ITestOutputHelper output)
         await queue.SendAsync(new byte[] { 1 }, "m1");
         (await PostgresServer.ScalarAsync("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = @a", ("a", application)))
             .Should().Be(1L, "the transport holds one idle pooled connection");
-        await Task.Delay(200);
+
+        // Waited for, not slept for: once the server has ended the backend, the pooled connection is dead at any load.
+        await Wait.UntilAsync(
+            async () => (long)(await PostgresServer.ScalarAsync("SELECT count(*) FROM pg_stat_activity WHERE application_name = @a", ("a", application)))! == 0,
+            Wait.Generous,
+            "the end of the terminated backend");
 
         var thrown = await FluentActions.Awaiting(() => queue.GetStatisticsAsync()).Should().ThrowAsync<TransientTransportException>();
         output.WriteLine(thrown.Which.Message);
@@ -66,7 +71,7 @@ public class ServerFailureTests(ITestOutputHelper output)
             scheduler,
             new MessagePumpOptions { MaxInFlight = 4, EmptyReceiveDelay = TimeSpan.FromMilliseconds(100), TransientRetryDelay = TimeSpan.FromMilliseconds(200) });
         await pump.StartAsync();
-        await Wait.UntilAsync(() => Task.FromResult(handled.Count >= 10), TimeSpan.FromSeconds(20), "10 messages handled before the outage");
+        await Wait.UntilAsync(() => Task.FromResult(handled.Count >= 10), Wait.Generous, "10 messages handled before the outage");
 
         proxy.Stop();
         var thrown = await FluentActions.Awaiting(() => queue.GetStatisticsAsync()).Should().ThrowAsync<TransientTransportException>();
@@ -74,7 +79,7 @@ public class ServerFailureTests(ITestOutputHelper output)
         await Task.Delay(TimeSpan.FromSeconds(2));
         proxy.Start();
 
-        await Wait.UntilAsync(async () => (await queue.GetStatisticsAsync()).Pending == 0, TimeSpan.FromSeconds(40), "the queue to drain after the outage");
+        await Wait.UntilAsync(async () => (await queue.GetStatisticsAsync()).Pending == 0, Wait.Generous, "the queue to drain after the outage");
         await pump.StopAsync();
         var stats = pump.GetStatistics();
         output.WriteLine($"pump: {stats}");
