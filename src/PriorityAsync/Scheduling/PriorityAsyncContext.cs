@@ -20,8 +20,9 @@ namespace PriorityAsync;
 /// </para>
 /// <para>
 /// Work that arrives after the run, or from another thread while it ends (a continuation of a fire-and-forget
-/// <see cref="Lane.Run(Func{Task})"/> resumed by a timer or I/O, a timer firing, a post), is rejected: it runs on the thread pool and counts in <see cref="PriorityScheduler.RejectedWorkCount"/>;
-/// nothing throws into the runtime and no awaiting code is left hanging.
+/// <see cref="Lane.Run(Func{Task})"/> resumed by a timer or I/O, a timer firing, a post), is rejected: it runs on the
+/// thread pool and counts in <see cref="PriorityScheduler.RejectedWorkCount"/>; nothing throws into the runtime and no
+/// awaiting code is left hanging.
 /// </para>
 /// <para>
 /// With a <see cref="VirtualTimeProvider"/> as <see cref="PrioritySchedulerOptions.TimeProvider"/>, the context jumps

@@ -51,8 +51,8 @@ public class PrioritySchedulerOptions
     /// still taken from any thread; after it, work that arrives is rejected (it runs on the thread pool and is counted
     /// in <see cref="PriorityScheduler.RejectedWorkCount"/>). It also bounds the final drain of a
     /// <see cref="PriorityAsyncContext"/>: for that long after its end (real time), what the context's own items post
-    /// from its thread still runs there. Defaults to 30 seconds, like a .NET host's shutdown timeout; zero stops at once; <see cref="Timeout.InfiniteTimeSpan"/> waits as long as it takes. At most
-    /// <see cref="MaxTimerDelay"/>.
+    /// from its thread still runs there. Defaults to 30 seconds, like a .NET host's shutdown timeout; zero stops at
+    /// once; <see cref="Timeout.InfiniteTimeSpan"/> waits as long as it takes. At most <see cref="MaxTimerDelay"/>.
     /// </summary>
     public TimeSpan ShutdownTimeout { get; set; } = TimeSpan.FromSeconds(30);
 

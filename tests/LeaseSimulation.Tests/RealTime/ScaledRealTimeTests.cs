@@ -1,27 +1,27 @@
 using LeaseSimulation.Running;
 using LeaseSimulation.Settings;
 using LeaseSimulation.Strategies;
-using PriorityAsync.Tests.Shared;
 
 namespace LeaseSimulation.Tests.RealTime;
 
 /// <summary>
-/// A few short runs on the scaled wall clock, with generous assertions (never tight timings). At a time scale of 0.05
-/// a lease lasts 250 ms and is renewed every 100 ms, so "loses nothing" is asserted only when the process was never
-/// held back as long as that margin (lease − renew interval − one CPU slice, scaled: 145 ms), as the probe measured:
-/// a longer stop of the process, on a loaded machine, is one that no strategy survives.
+/// A few short runs on the scaled wall clock: the real-clock path of every context works and every message ends exactly
+/// once, as done or lost. Whether a strategy keeps every lease on the real clock is a claim about the machine's spare
+/// CPU as much as about the strategy (at a time scale of 0.05 a lease lasts 250 ms and a CPU slice of 5 ms takes ten
+/// times as long on a machine at load 20), so it is not asserted here: the virtual-time scenarios prove it
+/// deterministically (Scenario/), and the real-clock figures are measured with the simulation's command line, with
+/// the load recorded (docs/benchmarks.md, "Real-clock lease keeping").
 /// </summary>
 public sealed class ScaledRealTimeTests
 {
-    private static readonly TimeSpan Margin =
-        (SimulationSettings.DefaultLeaseDuration - SimulationSettings.DefaultRenewInterval - TimeSpan.FromMilliseconds(100)) * 0.05;
+    private const int Messages = 20;
 
     private static SimulationSettings Small(ContextKind context) => new()
     {
         Context = context,
         Clock = ClockKind.Real,
         TimeScale = 0.05,
-        Messages = 20,
+        Messages = Messages,
         Loops = 5,
         CpuTime = TimeSpan.FromMilliseconds(100),
     };
@@ -29,35 +29,29 @@ public sealed class ScaledRealTimeTests
     [Theory]
     [InlineData("priority")]
     [InlineData("pump")]
-    public void PriorityStrategies_OnStarvedPool_LoseNothing(string strategy)
+    public void PriorityStrategies_OnStarvedPool_EndEveryMessageOnce(string strategy)
     {
-        using var probe = PauseProbe.Start();
         var result = SimulationRunner.Run(Small(ContextKind.StarvedPool), StrategyCatalog.Get(strategy));
 
-        if (probe.LongestPause < Margin)
-        {
-            result.Lost.Should().Be(0, "the process was held back at most {0} ms", probe.LongestPause.TotalMilliseconds);
-            result.Completed.Should().Be(20);
-        }
+        result.Clock.Should().Be("real");
+        (result.Completed + result.Lost).Should().Be(Messages, "each message ends once, as done or lost ({0} lost)", result.Lost);
     }
 
     [Fact]
     public void Fifo_OnStarvedPool_LosesMessages()
     {
+        // A load only makes FIFO lose more: its renewals wait behind every queued slice.
         var result = SimulationRunner.Run(Small(ContextKind.StarvedPool), new FifoStrategy());
 
         result.Lost.Should().BeGreaterThan(0);
+        (result.Completed + result.Lost).Should().Be(Messages);
     }
 
     [Fact]
-    public void Priority_OnThreadPoolContext_LosesNothing()
+    public void Priority_OnThreadPoolContext_EndsEveryMessageOnce()
     {
-        using var probe = PauseProbe.Start();
         var result = SimulationRunner.Run(Small(ContextKind.ThreadPool), new PriorityStrategy());
 
-        if (probe.LongestPause < Margin)
-        {
-            result.Lost.Should().Be(0, "the process was held back at most {0} ms", probe.LongestPause.TotalMilliseconds);
-        }
+        (result.Completed + result.Lost).Should().Be(Messages, "each message ends once, as done or lost ({0} lost)", result.Lost);
     }
 }

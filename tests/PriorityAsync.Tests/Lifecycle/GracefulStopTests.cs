@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using PriorityAsync.Tests.Support;
 
 namespace PriorityAsync.Tests.Lifecycle;
@@ -65,15 +66,27 @@ public class GracefulStopTests
     [Fact]
     public async Task TimerOfTheSchedulersOwnClock_DueAfterTheStop_StillFires_AndIsCounted()
     {
+        var due = TimeSpan.FromMilliseconds(300);
         var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = 1 });
-        var delay = Task.Delay(TimeSpan.FromMilliseconds(300), scheduler.TimeProvider); // created outside any lane run
+        var sinceArmed = Stopwatch.StartNew();
+        var delay = Task.Delay(due, scheduler.TimeProvider); // created outside any lane run
 
         scheduler.Dispose();
+        var stoppedAfter = sinceArmed.Elapsed;
         scheduler.Completion.IsCompleted.Should().BeTrue();
-        delay.IsCompleted.Should().BeFalse();
 
         await delay.WaitAsync(Bounded.Generous);
-        scheduler.RejectedWorkCount.Should().Be(1, "the firing reached a stopped scheduler: it ran on the pool and was counted");
+
+        // The firing came after the stop only if the stop ended before the due time, as measured here from before the
+        // arming; on a machine so busy that the disposal took longer, the timer fired in the scheduler, uncounted.
+        if (stoppedAfter < due)
+        {
+            scheduler.RejectedWorkCount.Should().Be(1, "the firing reached a stopped scheduler: it ran on the pool and was counted");
+        }
+        else
+        {
+            scheduler.RejectedWorkCount.Should().BeInRange(0, 1, $"the stop took {stoppedAfter.TotalMilliseconds:0} ms, past the due time");
+        }
     }
 
     [Fact]

@@ -224,8 +224,9 @@ public class TaskSchedulerStopTests
         var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = 1, ReservedWorkerCount = 0, ShutdownTimeout = Timeout.InfiniteTimeSpan });
         var external = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         var finished = false;
+        using var suspended = new ManualResetEventSlim();
         scheduler.GetLane(LanePriority.Processing).SynchronizationContext.Post(_ => FireAndForget(), null);
-        await Task.Delay(50); // the method is suspended on the external task
+        Bounded.Wait(suspended, "the async void method's start"); // waited for, not slept for: it has started at any load
 
         scheduler.Complete();
         await Task.Delay(50);
@@ -237,7 +238,9 @@ public class TaskSchedulerStopTests
 
         async void FireAndForget()
         {
-            await external.Task;
+            var waiting = external.Task;
+            suspended.Set();
+            await waiting;
             Volatile.Write(ref finished, true);
         }
     }
