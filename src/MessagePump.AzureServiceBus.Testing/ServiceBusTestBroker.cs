@@ -227,7 +227,9 @@ public sealed class ServiceBusTestBroker : IAsyncDisposable
         T result;
         lock (Sync)
         {
-            var now = TimeProvider.GetUtcNow();
+            // Whole milliseconds: AMQP timestamps carry no more, so the client sees exactly the times the broker judges by.
+            var exact = TimeProvider.GetUtcNow();
+            var now = exact - TimeSpan.FromTicks(exact.Ticks % TimeSpan.TicksPerMillisecond);
             foreach (var queue in _queues.Values)
             {
                 queue.SweepLocked(now);
