@@ -15,6 +15,7 @@ internal static class AmqpCodec
     public static readonly AmqpSymbol LockedUntil = "x-opt-locked-until";
     public static readonly AmqpSymbol LockToken = "x-opt-lock-token";
     public static readonly AmqpSymbol DeadLetterSource = "x-opt-deadletter-source";
+    public static readonly AmqpSymbol ScheduledEnqueueTime = "x-opt-scheduled-enqueue-time";
     public const string DeadLetterReasonProperty = "DeadLetterReason";
     public const string DeadLetterDescriptionProperty = "DeadLetterErrorDescription";
 
@@ -60,13 +61,37 @@ internal static class AmqpCodec
         return ToBytes(copy);
     }
 
-    /// <summary>Reads the message id (a new one when the sender set none) and the session id (group id).</summary>
-    public static (string MessageId, string? SessionId) Inspect(byte[] encoded)
+    /// <summary>Reads the message id (a new one when the sender set none), the session id (group id) and the scheduled enqueue time.</summary>
+    public static MessageFacts Inspect(byte[] encoded)
     {
         using var message = Decode(encoded);
         var properties = message.Properties;
         var messageId = properties?.MessageId?.ToString() ?? Guid.NewGuid().ToString("N");
-        return (messageId, properties?.GroupId);
+        DateTimeOffset? scheduled = message.MessageAnnotations?.Map[ScheduledEnqueueTime] is DateTime at
+            ? new DateTimeOffset(DateTime.SpecifyKind(at, DateTimeKind.Utc))
+            : null;
+        return new MessageFacts(messageId, properties?.GroupId, scheduled);
+    }
+
+    /// <summary>The encoded form a peek returns: the stored message with its sequence number, enqueued time and lock (when locked).</summary>
+    public static byte[] BuildPeeked(StoredMessage stored)
+    {
+        using var message = Decode(stored.Encoded);
+        message.Header.DeliveryCount = (uint)stored.DeliveryCount;
+        var annotations = message.MessageAnnotations.Map;
+        annotations[EnqueuedTime] = stored.EnqueuedTime.UtcDateTime;
+        annotations[SequenceNumber] = stored.SequenceNumber;
+        if (stored.Holder is not null)
+        {
+            annotations[LockedUntil] = stored.LockedUntil.UtcDateTime;
+        }
+
+        if (stored.DeadLetterSource is { } deadLetterSource)
+        {
+            annotations[DeadLetterSource] = deadLetterSource;
+        }
+
+        return ToBytes(message);
     }
 
     public static byte[] WithDeadLetterProperties(byte[] encoded, string? reason, string? description)

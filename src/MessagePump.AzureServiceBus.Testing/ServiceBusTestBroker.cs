@@ -317,7 +317,7 @@ public sealed class ServiceBusTestBroker : IAsyncDisposable
         DateTimeOffset? next = null;
         foreach (var queue in _queues.Values)
         {
-            if (queue.NextExpiryLocked() is { } expiry && (next is null || expiry < next))
+            if (queue.NextExpiryLocked(now) is { } expiry && (next is null || expiry < next))
             {
                 next = expiry;
             }

@@ -50,8 +50,11 @@ public sealed class ServiceBusTestQueue
     /// <summary>The dead-letter sub-queue (<c>Path + "/$DeadLetterQueue"</c>), or null when this is one.</summary>
     public ServiceBusTestQueue? DeadLetterQueue { get; }
 
-    /// <summary>Messages waiting to be delivered.</summary>
-    public int ActiveCount => _broker.Operate(_ => _available.Count);
+    /// <summary>Messages waiting to be delivered (scheduled messages count once their time has come).</summary>
+    public int ActiveCount => _broker.Operate(now => _available.Values.Count(m => m.VisibleAt <= now));
+
+    /// <summary>Scheduled messages whose enqueue time (on the broker's clock) has not come yet.</summary>
+    public int ScheduledCount => _broker.Operate(now => _available.Values.Count(m => m.VisibleAt > now));
 
     /// <summary>Messages delivered and locked (not yet settled, lock not yet expired).</summary>
     public int LockedCount => _broker.Operate(_ => _locked.Count);
@@ -123,15 +126,30 @@ public sealed class ServiceBusTestQueue
 
     internal bool IsDeadLetterQueue => DeadLetterQueue is null;
 
-    internal void EnqueueLocked(byte[] encoded, string messageId, string? sessionId, DateTimeOffset now, string? deadLetterSource, int deliveryCount)
+    internal long EnqueueLocked(byte[] encoded, string messageId, string? sessionId, DateTimeOffset now, string? deadLetterSource, int deliveryCount, DateTimeOffset? scheduledEnqueueTime = null)
     {
-        var message = new StoredMessage(_broker.NextSequenceNumber(), encoded, messageId, sessionId, now)
+        var visibleAt = scheduledEnqueueTime is { } at && at > now ? at : now;
+        var message = new StoredMessage(_broker.NextSequenceNumber(), encoded, messageId, sessionId, visibleAt)
         {
             DeadLetterSource = deadLetterSource,
             DeliveryCount = deliveryCount,
+            VisibleAt = visibleAt,
         };
         _available.Add(message.SequenceNumber, message);
+        return message.SequenceNumber;
     }
+
+    /// <summary>Removes a scheduled message whose time has not come; false when there is none with that sequence number.</summary>
+    internal bool CancelScheduledLocked(long sequenceNumber, DateTimeOffset now) =>
+        _available.TryGetValue(sequenceNumber, out var message) && message.VisibleAt > now && _available.Remove(sequenceNumber);
+
+    /// <summary>Messages from a sequence number on (available, scheduled and locked alike), in order.</summary>
+    internal List<StoredMessage> PeekLocked(long fromSequenceNumber, int count) =>
+        _available.Values.Concat(_locked.Values)
+            .Where(m => m.SequenceNumber >= fromSequenceNumber)
+            .OrderBy(m => m.SequenceNumber)
+            .Take(count)
+            .ToList();
 
     internal void AddConsumerLocked(IConsumer consumer) => _consumers.Add(consumer);
 
@@ -176,9 +194,17 @@ public sealed class ServiceBusTestQueue
     }
 
     /// <summary>The earliest lock or session-lock expiry, if any.</summary>
-    internal DateTimeOffset? NextExpiryLocked()
+    internal DateTimeOffset? NextExpiryLocked(DateTimeOffset now)
     {
         DateTimeOffset? next = null;
+        foreach (var message in _available.Values)
+        {
+            if (message.VisibleAt > now && (next is null || message.VisibleAt < next))
+            {
+                next = message.VisibleAt;
+            }
+        }
+
         foreach (var message in _locked.Values)
         {
             if (!IsSessionBound(message) && (next is null || message.LockedUntil < next))
@@ -218,7 +244,7 @@ public sealed class ServiceBusTestQueue
                     continue;
                 }
 
-                var message = NextFor(consumer);
+                var message = NextFor(consumer, now);
                 if (message is null)
                 {
                     continue;
@@ -365,7 +391,7 @@ public sealed class ServiceBusTestQueue
             session = null;
             foreach (var message in _available.Values)
             {
-                if (message.SessionId is { } id && !(_sessions.TryGetValue(id, out var existing) && existing.Holder is not null))
+                if (message.VisibleAt <= now && message.SessionId is { } id && !(_sessions.TryGetValue(id, out var existing) && existing.Holder is not null))
                 {
                     session = GetOrAddSessionLocked(id);
                     break;
@@ -406,11 +432,11 @@ public sealed class ServiceBusTestQueue
     /// <summary>True when the message's lock is its session's lock (a session entity).</summary>
     private bool IsSessionBound(StoredMessage message) => RequiresSession && message.SessionId is not null;
 
-    private StoredMessage? NextFor(IConsumer consumer)
+    private StoredMessage? NextFor(IConsumer consumer, DateTimeOffset now)
     {
         foreach (var message in _available.Values)
         {
-            if (consumer.SessionId is null ? message.SessionId is null || !RequiresSession : string.Equals(message.SessionId, consumer.SessionId, StringComparison.Ordinal))
+            if (message.VisibleAt <= now && (consumer.SessionId is null ? message.SessionId is null || !RequiresSession : string.Equals(message.SessionId, consumer.SessionId, StringComparison.Ordinal)))
             {
                 return message;
             }

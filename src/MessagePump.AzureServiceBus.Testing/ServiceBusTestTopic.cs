@@ -76,7 +76,7 @@ public sealed class ServiceBusTestTopic
             : null;
 
     /// <summary>Copies a message to every subscription; returns an error text (and enqueues nothing) when a session subscription gets no session id.</summary>
-    internal string? PublishLocked(byte[] encoded, string messageId, string? sessionId, DateTimeOffset now)
+    internal string? PublishLocked(byte[] encoded, string messageId, string? sessionId, DateTimeOffset now, DateTimeOffset? scheduledEnqueueTime = null)
     {
         if (sessionId is null && SessionErrorLocked() is { } error)
         {
@@ -85,7 +85,7 @@ public sealed class ServiceBusTestTopic
 
         foreach (var subscription in _subscriptions)
         {
-            subscription.EnqueueLocked(encoded, messageId, sessionId, now, deadLetterSource: null, deliveryCount: 0);
+            subscription.EnqueueLocked(encoded, messageId, sessionId, now, deadLetterSource: null, deliveryCount: 0, scheduledEnqueueTime);
         }
 
         return null;

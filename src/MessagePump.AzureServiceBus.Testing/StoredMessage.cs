@@ -33,6 +33,9 @@ internal sealed class StoredMessage
     /// <summary>The consumer that holds the lock, or null when the message is available.</summary>
     public IConsumer? Holder { get; set; }
 
+    /// <summary>When a scheduled message becomes available (its enqueue time otherwise).</summary>
+    public DateTimeOffset VisibleAt { get; init; }
+
     /// <summary>The entity a dead-lettered message came from (x-opt-deadletter-source).</summary>
     public string? DeadLetterSource { get; init; }
 }

@@ -19,6 +19,11 @@ internal sealed class ManagementNode
     private static readonly MapKey DispositionStatus = new("disposition-status");
     private static readonly MapKey DeadLetterReason = new("deadletter-reason");
     private static readonly MapKey DeadLetterDescription = new("deadletter-description");
+    private static readonly MapKey FromSequenceNumber = new("from-sequence-number");
+    private static readonly MapKey MessageCount = new("message-count");
+    private static readonly MapKey Messages = new("messages");
+    private static readonly MapKey Message = new("message");
+    private static readonly MapKey SequenceNumbers = new("sequence-numbers");
     private readonly ServiceBusTestBroker _broker;
 
     public ManagementNode(ServiceBusTestBroker broker) => _broker = broker;
@@ -36,6 +41,9 @@ internal sealed class ManagementNode
                 "com.microsoft:update-disposition" => UpdateDisposition(queue, body),
                 "com.microsoft:get-session-state" => GetSessionState(queue, body),
                 "com.microsoft:set-session-state" => SetSessionState(queue, body),
+                "com.microsoft:peek-message" => Peek(queue, body),
+                "com.microsoft:schedule-message" => Schedule(queue, body),
+                "com.microsoft:cancel-scheduled-message" => CancelScheduled(queue, body),
                 _ => Answer(501, $"The test broker does not implement the operation '{operation}'.", null, ServiceBusSymbols.NotImplemented),
             };
         }
@@ -203,5 +211,64 @@ internal sealed class ManagementNode
         return held
             ? Answer(200, "OK", null)
             : Answer(410, $"The session lock of '{sessionId}' has expired or the session was released.", null, ServiceBusSymbols.SessionLockLost);
+    }
+
+    private AmqpMessage Peek(ServiceBusTestQueue queue, AmqpMap? body)
+    {
+        var from = Convert.ToInt64(body?[FromSequenceNumber] ?? throw new ArgumentException("from-sequence-number is missing.", nameof(body)), System.Globalization.CultureInfo.InvariantCulture);
+        var count = Convert.ToInt32(body[MessageCount] ?? throw new ArgumentException("message-count is missing.", nameof(body)), System.Globalization.CultureInfo.InvariantCulture);
+        var peeked = _broker.Operate(_ => queue.PeekLocked(from, count).Select(AmqpCodec.BuildPeeked).ToList());
+        if (peeked.Count == 0)
+        {
+            return Answer(204, "No messages to peek.", null);
+        }
+
+        var messages = peeked.Select(bytes => new AmqpMap { [Message] = new ArraySegment<byte>(bytes) }).ToList();
+        return Answer(200, "OK", new AmqpMap { [Messages] = messages });
+    }
+
+    private AmqpMessage Schedule(ServiceBusTestQueue queue, AmqpMap? body)
+    {
+        if (body?[Messages] is not System.Collections.IEnumerable entries)
+        {
+            throw new ArgumentException("messages is missing.", nameof(body));
+        }
+
+        var messages = new List<(byte[] Bytes, MessageFacts Facts)>();
+        foreach (var entry in entries)
+        {
+            var bytes = (entry as AmqpMap)?[Message] switch
+            {
+                ArraySegment<byte> segment => segment.AsSpan().ToArray(),
+                byte[] array => array,
+                _ => throw new ArgumentException("A scheduled message carries no encoded message.", nameof(body)),
+            };
+            messages.Add((bytes, AmqpCodec.Inspect(bytes)));
+        }
+
+        if (queue.RequiresSession && messages.Exists(m => m.Facts.SessionId is null))
+        {
+            return Answer(400, $"'{queue.Path}' requires sessions: every message needs a session id.", null, ServiceBusSymbols.ArgumentError);
+        }
+
+        var sequenceNumbers = _broker.Operate(now => messages
+            .Select(m => queue.EnqueueLocked(m.Bytes, m.Facts.MessageId, m.Facts.SessionId, now, deadLetterSource: null, deliveryCount: 0, m.Facts.ScheduledEnqueueTime))
+            .ToArray());
+        return Answer(200, "OK", new AmqpMap { [SequenceNumbers] = sequenceNumbers });
+    }
+
+    private AmqpMessage CancelScheduled(ServiceBusTestQueue queue, AmqpMap? body)
+    {
+        var sequenceNumbers = body?[SequenceNumbers] as long[] ?? throw new ArgumentException("sequence-numbers is missing.", nameof(body));
+        _broker.Operate(now =>
+        {
+            foreach (var sequenceNumber in sequenceNumbers)
+            {
+                queue.CancelScheduledLocked(sequenceNumber, now);
+            }
+
+            return 0;
+        });
+        return Answer(200, "OK", null);
     }
 }

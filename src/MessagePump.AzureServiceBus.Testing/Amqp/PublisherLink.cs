@@ -38,7 +38,7 @@ internal static class PublisherLink
     {
         try
         {
-            var messages = Split(message).Select(bytes => (Bytes: bytes, Ids: AmqpCodec.Inspect(bytes))).ToList();
+            var messages = Split(message).Select(bytes => (Bytes: bytes, Facts: AmqpCodec.Inspect(bytes))).ToList();
             var error = broker.Operate(now => Enqueue(queue, topic, messages, now));
             var outcome = error is null
                 ? (Outcome)AmqpConstants.AcceptedOutcome
@@ -56,9 +56,9 @@ internal static class PublisherLink
     }
 
     /// <summary>Enqueues all the messages, or none of them (returning why) when a session entity gets one without a session id.</summary>
-    private static string? Enqueue(ServiceBusTestQueue? queue, ServiceBusTestTopic? topic, List<(byte[] Bytes, (string MessageId, string? SessionId) Ids)> messages, DateTimeOffset now)
+    private static string? Enqueue(ServiceBusTestQueue? queue, ServiceBusTestTopic? topic, List<(byte[] Bytes, MessageFacts Facts)> messages, DateTimeOffset now)
     {
-        foreach (var (_, (messageId, sessionId)) in messages)
+        foreach (var (_, (messageId, sessionId, _)) in messages)
         {
             var error = sessionId is not null ? null
                 : queue is not null ? (queue.RequiresSession ? $"The messaging entity '{queue.Path}' requires sessions: the message '{messageId}' has no session id." : null)
@@ -69,15 +69,15 @@ internal static class PublisherLink
             }
         }
 
-        foreach (var (bytes, (messageId, sessionId)) in messages)
+        foreach (var (bytes, (messageId, sessionId, scheduled)) in messages)
         {
             if (queue is not null)
             {
-                queue.EnqueueLocked(bytes, messageId, sessionId, now, deadLetterSource: null, deliveryCount: 0);
+                queue.EnqueueLocked(bytes, messageId, sessionId, now, deadLetterSource: null, deliveryCount: 0, scheduled);
             }
             else
             {
-                topic!.PublishLocked(bytes, messageId, sessionId, now);
+                topic!.PublishLocked(bytes, messageId, sessionId, now, scheduled);
             }
         }
 
