@@ -15,6 +15,7 @@ public sealed class ServiceBusTestQueue
     private readonly ServiceBusTestBroker _broker;
     private readonly SortedList<long, StoredMessage> _available = [];
     private readonly Dictionary<Guid, StoredMessage> _locked = [];
+    private readonly SortedList<long, StoredMessage> _deferred = [];
     private readonly Dictionary<string, SessionLock> _sessions = new(StringComparer.Ordinal);
     private readonly List<ServiceBusTestDeadLetter> _deadLetters = [];
     private readonly Dictionary<string, int> _completions = new(StringComparer.Ordinal);
@@ -52,6 +53,9 @@ public sealed class ServiceBusTestQueue
 
     /// <summary>Messages waiting to be delivered (scheduled messages count once their time has come).</summary>
     public int ActiveCount => _broker.Operate(now => _available.Values.Count(m => m.VisibleAt <= now));
+
+    /// <summary>Deferred messages (received again only by sequence number).</summary>
+    public int DeferredCount => _broker.Operate(_ => _deferred.Count);
 
     /// <summary>Scheduled messages whose enqueue time (on the broker's clock) has not come yet.</summary>
     public int ScheduledCount => _broker.Operate(now => _available.Values.Count(m => m.VisibleAt > now));
@@ -143,9 +147,43 @@ public sealed class ServiceBusTestQueue
     internal bool CancelScheduledLocked(long sequenceNumber, DateTimeOffset now) =>
         _available.TryGetValue(sequenceNumber, out var message) && message.VisibleAt > now && _available.Remove(sequenceNumber);
 
+    /// <summary>
+    /// Receives deferred messages by sequence number (receive-by-sequence-number): locked for the requester (settled over
+    /// $management) or, for ReceiveAndDelete, removed. Null when one of them is not deferred here.
+    /// </summary>
+    internal List<PendingDelivery>? ReceiveDeferredLocked(long[] sequenceNumbers, bool receiveAndDelete, DateTimeOffset now)
+    {
+        if (!Array.TrueForAll(sequenceNumbers, _deferred.ContainsKey))
+        {
+            return null;
+        }
+
+        var deliveries = new List<PendingDelivery>();
+        foreach (var sequenceNumber in sequenceNumbers)
+        {
+            var message = _deferred[sequenceNumber];
+            _deferred.Remove(sequenceNumber);
+            var headerCount = message.DeliveryCount++;
+            if (receiveAndDelete)
+            {
+                CountCompletionLocked(message);
+                deliveries.Add(new PendingDelivery(ManagementConsumer.ReceiveAndDeleteInstance, this, message, Guid.Empty, headerCount, now));
+                continue;
+            }
+
+            message.LockToken = Guid.NewGuid();
+            message.LockedUntil = now + LockDuration;
+            message.Holder = ManagementConsumer.PeekLockInstance;
+            _locked.Add(message.LockToken, message);
+            deliveries.Add(new PendingDelivery(ManagementConsumer.PeekLockInstance, this, message, message.LockToken, headerCount, message.LockedUntil));
+        }
+
+        return deliveries;
+    }
+
     /// <summary>Messages from a sequence number on (available, scheduled and locked alike), in order.</summary>
     internal List<StoredMessage> PeekLocked(long fromSequenceNumber, int count) =>
-        _available.Values.Concat(_locked.Values)
+        _available.Values.Concat(_locked.Values).Concat(_deferred.Values)
             .Where(m => m.SequenceNumber >= fromSequenceNumber)
             .OrderBy(m => m.SequenceNumber)
             .Take(count)
@@ -314,6 +352,12 @@ public sealed class ServiceBusTestQueue
                 message.Holder = null;
                 DeadLetterLocked(message, reason, description, now);
                 return SettleResult.Done;
+            case SettleKind.Defer:
+                _locked.Remove(lockToken);
+                message.Holder = null;
+                message.Deferred = true;
+                _deferred.Add(message.SequenceNumber, message);
+                return SettleResult.Done;
             default:
                 return SettleResult.NotSupported;
         }
@@ -457,6 +501,12 @@ public sealed class ServiceBusTestQueue
                 MaxDeliveryCountExceeded,
                 string.Create(CultureInfo.InvariantCulture, $"Message could not be consumed after {MaxDeliveryCount} delivery attempts."),
                 now);
+            return;
+        }
+
+        if (message.Deferred)
+        {
+            _deferred.Add(message.SequenceNumber, message);
             return;
         }
 

@@ -33,6 +33,9 @@ internal sealed class StoredMessage
     /// <summary>The consumer that holds the lock, or null when the message is available.</summary>
     public IConsumer? Holder { get; set; }
 
+    /// <summary>True once the message was deferred: it is only delivered by sequence number, and returns to the deferred set.</summary>
+    public bool Deferred { get; set; }
+
     /// <summary>When a scheduled message becomes available (its enqueue time otherwise).</summary>
     public DateTimeOffset VisibleAt { get; init; }
 

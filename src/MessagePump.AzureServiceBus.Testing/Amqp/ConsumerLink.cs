@@ -111,7 +111,7 @@ internal sealed class ConsumerLink : IConsumer
             _ => new Modified(),
         },
         SettleResult.SessionLockLost => new Rejected { Error = new Error { Condition = ServiceBusSymbols.SessionLockLost, Description = "The session lock has expired or the session was released." } },
-        SettleResult.NotSupported => new Rejected { Error = new Error { Condition = ServiceBusSymbols.NotImplemented, Description = "The test broker does not support deferring messages." } },
+        SettleResult.NotSupported => new Rejected { Error = new Error { Condition = ServiceBusSymbols.NotImplemented, Description = "The test broker does not support this settlement." } },
         _ => new Rejected { Error = new Error { Condition = ServiceBusSymbols.MessageLockLost, Description = LockLostDescription } },
     };
 

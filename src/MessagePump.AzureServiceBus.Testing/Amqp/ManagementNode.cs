@@ -24,6 +24,9 @@ internal sealed class ManagementNode
     private static readonly MapKey Messages = new("messages");
     private static readonly MapKey Message = new("message");
     private static readonly MapKey SequenceNumbers = new("sequence-numbers");
+    private static readonly MapKey ReceiverSettleMode = new("receiver-settle-mode");
+    private static readonly MapKey LockToken = new("lock-token");
+    private static readonly AmqpSymbol MessageNotFound = "com.microsoft:message-not-found";
     private readonly ServiceBusTestBroker _broker;
 
     public ManagementNode(ServiceBusTestBroker broker) => _broker = broker;
@@ -42,6 +45,7 @@ internal sealed class ManagementNode
                 "com.microsoft:get-session-state" => GetSessionState(queue, body),
                 "com.microsoft:set-session-state" => SetSessionState(queue, body),
                 "com.microsoft:peek-message" => Peek(queue, body),
+                "com.microsoft:receive-by-sequence-number" => ReceiveBySequenceNumber(queue, body),
                 "com.microsoft:schedule-message" => Schedule(queue, body),
                 "com.microsoft:cancel-scheduled-message" => CancelScheduled(queue, body),
                 _ => Answer(501, $"The test broker does not implement the operation '{operation}'.", null, ServiceBusSymbols.NotImplemented),
@@ -174,7 +178,7 @@ internal sealed class ManagementNode
         return result switch
         {
             SettleResult.Done => Answer(200, "OK", null),
-            SettleResult.NotSupported => Answer(501, "The test broker does not support deferring messages.", null, ServiceBusSymbols.NotImplemented),
+            SettleResult.NotSupported => Answer(501, "The test broker does not support this settlement.", null, ServiceBusSymbols.NotImplemented),
             SettleResult.SessionLockLost => Answer(410, "The session lock has expired or the session was released.", null, ServiceBusSymbols.SessionLockLost),
             _ => Answer(410, "The lock supplied is invalid. Either the lock expired, or the message has already been removed from the queue.", null, ServiceBusSymbols.MessageLockLost),
         };
@@ -270,5 +274,29 @@ internal sealed class ManagementNode
             return 0;
         });
         return Answer(200, "OK", null);
+    }
+
+    private AmqpMessage ReceiveBySequenceNumber(ServiceBusTestQueue queue, AmqpMap? body)
+    {
+        var sequenceNumbers = body?[SequenceNumbers] as long[] ?? throw new ArgumentException("sequence-numbers is missing.", nameof(body));
+        var receiveAndDelete = body![ReceiverSettleMode] is uint mode && mode == 0;
+        var deliveries = _broker.Operate(now => queue.ReceiveDeferredLocked(sequenceNumbers, receiveAndDelete, now));
+        if (deliveries is null)
+        {
+            return Answer(410, "A requested message was not found among the deferred messages.", null, MessageNotFound);
+        }
+
+        var messages = deliveries.Select(delivery =>
+        {
+            using var message = AmqpCodec.BuildDelivery(delivery);
+            var entry = new AmqpMap { [Message] = new ArraySegment<byte>(AmqpCodec.ToBytes(message)) };
+            if (!receiveAndDelete)
+            {
+                entry[LockToken] = delivery.LockToken;
+            }
+
+            return entry;
+        }).ToList();
+        return Answer(200, "OK", new AmqpMap { [Messages] = messages });
     }
 }
