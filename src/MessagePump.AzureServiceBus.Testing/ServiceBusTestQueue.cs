@@ -347,6 +347,10 @@ public sealed class ServiceBusTestQueue
             case SettleKind.Abandon:
                 ReturnLocked(message, now);
                 return SettleResult.Done;
+            case SettleKind.Release:
+                message.DeliveryCount--;
+                ReturnLocked(message, now);
+                return SettleResult.Done;
             case SettleKind.DeadLetter:
                 _locked.Remove(lockToken);
                 message.Holder = null;

@@ -5,6 +5,9 @@ internal enum SettleKind
 {
     Complete,
     Abandon,
+
+    /// <summary>The client released a delivery it did not take (AMQP released: not delivered, so not counted).</summary>
+    Release,
     DeadLetter,
     Defer,
 }

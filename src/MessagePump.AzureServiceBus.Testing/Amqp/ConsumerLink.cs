@@ -11,6 +11,7 @@ internal sealed class ConsumerLink : IConsumer
     private readonly ServiceBusTestBroker _broker;
     private readonly SendingAmqpLink _link;
     private volatile bool _closed;
+    private int _credit;
 
     public ConsumerLink(ServiceBusTestBroker broker, SendingAmqpLink link, ServiceBusTestQueue queue)
     {
@@ -27,7 +28,15 @@ internal sealed class ConsumerLink : IConsumer
 
     public bool ReceiveAndDelete { get; }
 
-    public int Credit { get; set; }
+    /// <summary>
+    /// The credit the broker may use: what the client granted, never more than the link has left (the client may take
+    /// credit back with a flow that is not a drain).
+    /// </summary>
+    public int Credit
+    {
+        get => (int)Math.Min(_credit, _link.LinkCredit);
+        set => _credit = Math.Max(0, value);
+    }
 
     public bool IsClosed => _closed;
 
@@ -97,6 +106,9 @@ internal sealed class ConsumerLink : IConsumer
                 return (SettleKind.DeadLetter, reason ?? rejected.Error?.Condition.Value, description);
             case Modified { UndeliverableHere: true }:
                 return (SettleKind.Defer, null, null);
+            case Released:
+                // The 7.x client releases a message that arrives while no receive call waits (prefetch 0).
+                return (SettleKind.Release, null, null);
             default:
                 return (SettleKind.Abandon, null, null);
         }
@@ -132,7 +144,7 @@ internal sealed class ConsumerLink : IConsumer
         _broker.Operate(
             _ =>
             {
-                Credit = (int)Math.Min(int.MaxValue, (long)Credit + credit);
+                _credit = (int)Math.Min(int.MaxValue, (long)_credit + credit);
                 return 0;
             },
             drain ? () => Credit = 0 : null);
