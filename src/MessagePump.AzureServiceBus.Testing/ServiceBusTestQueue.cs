@@ -277,7 +277,7 @@ public sealed class ServiceBusTestQueue
             for (var i = 0; i < _consumers.Count && _available.Count > 0; i++)
             {
                 var consumer = _consumers[(_nextConsumer + i) % _consumers.Count];
-                if (consumer.IsClosed || consumer.Credit <= 0)
+                if (consumer.IsClosed || consumer.Credit <= 0 || !HoldsItsSession(consumer))
                 {
                     continue;
                 }
@@ -476,6 +476,11 @@ public sealed class ServiceBusTestQueue
             ReturnLocked(message, now);
         }
     }
+
+    /// <summary>False for a session receiver whose session lock expired (or was taken over): it gets nothing more.</summary>
+    private bool HoldsItsSession(IConsumer consumer) =>
+        consumer.SessionId is not { } sessionId
+        || (_sessions.TryGetValue(sessionId, out var session) && ReferenceEquals(session.Holder, consumer));
 
     /// <summary>True when the message's lock is its session's lock (a session entity).</summary>
     private bool IsSessionBound(StoredMessage message) => RequiresSession && message.SessionId is not null;

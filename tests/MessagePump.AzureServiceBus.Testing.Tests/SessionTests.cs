@@ -71,6 +71,8 @@ public sealed class SessionTests
 
         harness.Clock.Advance(TimeSpan.FromSeconds(30));
         queue.ActiveCount.Should().Be(1);
+        queue.Send("y"u8.ToArray(), messageId: "y", sessionId: "s");
+        (await first.ReceiveMessagesAsync(1, TimeSpan.FromMilliseconds(100))).Should().BeEmpty("the expired holder gets nothing more of the session");
         var renew = () => first.RenewSessionLockAsync();
         (await renew.Should().ThrowAsync<ServiceBusException>()).Which.Reason.Should().Be(ServiceBusFailureReason.SessionLockLost);
 
