@@ -1,8 +1,7 @@
 using Azure.Messaging.ServiceBus;
 using Microsoft.Extensions.Time.Testing;
-using PriorityAsync.MessagePump.AzureServiceBus.Testing;
 
-namespace MessagePump.AzureServiceBus.Testing.Tests;
+namespace PriorityAsync.MessagePump.AzureServiceBus.Testing.Tests;
 
 /// <summary>A broker on a fake clock (started at the current UTC time) and a client with short retries, disposed together.</summary>
 internal sealed class BrokerHarness : IAsyncDisposable

@@ -1,8 +1,7 @@
 using Azure.Messaging.ServiceBus;
-using PriorityAsync.MessagePump.AzureServiceBus.Testing;
 using Xunit.Abstractions;
 
-namespace MessagePump.AzureServiceBus.Testing.Tests;
+namespace PriorityAsync.MessagePump.AzureServiceBus.Testing.Tests;
 
 /// <summary>
 /// Randomised: concurrent receivers complete, abandon, dead-letter or drop messages while the clock expires locks and

@@ -1,6 +1,6 @@
 using Azure.Messaging.ServiceBus;
 
-namespace MessagePump.AzureServiceBus.Testing.Tests;
+namespace PriorityAsync.MessagePump.AzureServiceBus.Testing.Tests;
 
 public sealed class PrefetchTests
 {

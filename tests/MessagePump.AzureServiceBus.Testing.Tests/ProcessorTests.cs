@@ -1,7 +1,6 @@
 using Azure.Messaging.ServiceBus;
-using PriorityAsync.MessagePump.AzureServiceBus.Testing;
 
-namespace MessagePump.AzureServiceBus.Testing.Tests;
+namespace PriorityAsync.MessagePump.AzureServiceBus.Testing.Tests;
 
 public sealed class ProcessorTests
 {

@@ -1,6 +1,6 @@
 using Azure.Messaging.ServiceBus;
 
-namespace MessagePump.AzureServiceBus.Testing.Tests;
+namespace PriorityAsync.MessagePump.AzureServiceBus.Testing.Tests;
 
 /// <summary>Receive helpers bounded by <see cref="BrokerHarness.HangBound"/> (a hang fails the test; no speed is asserted).</summary>
 internal static class Receive

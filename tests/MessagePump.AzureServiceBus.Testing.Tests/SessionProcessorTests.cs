@@ -1,8 +1,7 @@
 using System.Collections.Concurrent;
 using Azure.Messaging.ServiceBus;
-using PriorityAsync.MessagePump.AzureServiceBus.Testing;
 
-namespace MessagePump.AzureServiceBus.Testing.Tests;
+namespace PriorityAsync.MessagePump.AzureServiceBus.Testing.Tests;
 
 public sealed class SessionProcessorTests
 {

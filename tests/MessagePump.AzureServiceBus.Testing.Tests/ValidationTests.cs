@@ -1,6 +1,5 @@
-using PriorityAsync.MessagePump.AzureServiceBus.Testing;
 
-namespace MessagePump.AzureServiceBus.Testing.Tests;
+namespace PriorityAsync.MessagePump.AzureServiceBus.Testing.Tests;
 
 public sealed class ValidationTests
 {
