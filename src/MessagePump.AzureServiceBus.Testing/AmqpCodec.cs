@@ -111,6 +111,19 @@ internal static class AmqpCodec
         return ToBytes(message);
     }
 
+    /// <summary>The message with application properties set or replaced (a settlement's properties to modify).</summary>
+    public static byte[] WithApplicationProperties(byte[] encoded, IReadOnlyList<KeyValuePair<string, object>> properties)
+    {
+        using var message = Decode(encoded);
+        message.ApplicationProperties ??= new ApplicationProperties();
+        foreach (var (key, value) in properties)
+        {
+            message.ApplicationProperties.Map[key] = value;
+        }
+
+        return ToBytes(message);
+    }
+
     /// <summary>The transfer for one delivery: the stored message with the header's delivery count and the broker's annotations.</summary>
     public static AmqpMessage BuildDelivery(PendingDelivery delivery)
     {

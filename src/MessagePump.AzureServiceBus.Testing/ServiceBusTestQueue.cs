@@ -330,11 +330,16 @@ public sealed class ServiceBusTestQueue
         _available[delivery.Message.SequenceNumber] = delivery.Message;
     }
 
-    internal SettleResult SettleLocked(IConsumer? consumer, Guid lockToken, SettleKind kind, string? reason, string? description, DateTimeOffset now)
+    internal SettleResult SettleLocked(IConsumer? consumer, Guid lockToken, SettleKind kind, string? reason, string? description, DateTimeOffset now, IReadOnlyList<KeyValuePair<string, object>>? propertiesToModify = null)
     {
         if (!_locked.TryGetValue(lockToken, out var message) || (consumer is not null && !ReferenceEquals(message.Holder, consumer)))
         {
             return message?.SessionId is not null || consumer?.SessionId is not null ? SettleResult.SessionLockLost : SettleResult.LockLost;
+        }
+
+        if (propertiesToModify is { Count: > 0 } && kind is not SettleKind.Complete and not SettleKind.Release)
+        {
+            message.Encoded = AmqpCodec.WithApplicationProperties(message.Encoded, propertiesToModify);
         }
 
         switch (kind)

@@ -15,7 +15,7 @@ internal sealed class StoredMessage
     public long SequenceNumber { get; }
 
     /// <summary>The bare message as the sender encoded it (header and annotations are rewritten on each delivery).</summary>
-    public byte[] Encoded { get; }
+    public byte[] Encoded { get; set; }
 
     public string MessageId { get; }
 

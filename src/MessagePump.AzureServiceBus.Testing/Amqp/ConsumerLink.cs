@@ -84,33 +84,45 @@ internal sealed class ConsumerLink : IConsumer
         }
     }
 
-    private static (SettleKind Kind, string? Reason, string? Description) Classify(DeliveryState? state)
+    private static Settlement Classify(DeliveryState? state)
     {
         switch (state)
         {
             case Accepted:
-                return (SettleKind.Complete, null, null);
+                return new Settlement(SettleKind.Complete, null, null, []);
             case Rejected rejected:
-                var info = rejected.Error?.Info;
                 string? reason = null;
-                string? description = rejected.Error?.Description;
-                if (info is not null)
+                var description = rejected.Error?.Description;
+                var properties = new List<KeyValuePair<string, object>>();
+                foreach (var (key, value) in rejected.Error?.Info ?? [])
                 {
-                    info.TryGetValue(AmqpCodec.DeadLetterReasonProperty, out reason);
-                    if (info.TryGetValue(AmqpCodec.DeadLetterDescriptionProperty, out string? infoDescription))
+                    var name = key.Key.ToString();
+                    if (string.Equals(name, AmqpCodec.DeadLetterReasonProperty, StringComparison.Ordinal))
                     {
-                        description = infoDescription;
+                        reason = value as string;
+                    }
+                    else if (string.Equals(name, AmqpCodec.DeadLetterDescriptionProperty, StringComparison.Ordinal))
+                    {
+                        description = value as string;
+                    }
+                    else if (name is not null && value is not null)
+                    {
+                        properties.Add(new(name, value));
                     }
                 }
 
-                return (SettleKind.DeadLetter, reason ?? rejected.Error?.Condition.Value, description);
-            case Modified { UndeliverableHere: true }:
-                return (SettleKind.Defer, null, null);
+                return new Settlement(SettleKind.DeadLetter, reason ?? rejected.Error?.Condition.Value, description, properties);
+            case Modified modified:
+                var modifiedProperties = (modified.MessageAnnotations ?? [])
+                    .Where(pair => pair.Key.Key is not null && pair.Value is not null)
+                    .Select(pair => new KeyValuePair<string, object>(pair.Key.Key.ToString()!, pair.Value))
+                    .ToList();
+                return new Settlement(modified.UndeliverableHere == true ? SettleKind.Defer : SettleKind.Abandon, null, null, modifiedProperties);
             case Released:
                 // The 7.x client releases a message that arrives while no receive call waits (prefetch 0).
-                return (SettleKind.Release, null, null);
+                return new Settlement(SettleKind.Release, null, null, []);
             default:
-                return (SettleKind.Abandon, null, null);
+                return new Settlement(SettleKind.Abandon, null, null, []);
         }
     }
 
@@ -154,7 +166,8 @@ internal sealed class ConsumerLink : IConsumer
     {
         Outcome outcome;
         var tag = delivery.DeliveryTag;
-        var (kind, reason, description) = Classify(delivery.State);
+        var settlement = Classify(delivery.State);
+        var kind = settlement.Kind;
         if (tag.Array is null || tag.Count != 16)
         {
             outcome = OutcomeFor(SettleResult.LockLost, kind);
@@ -162,7 +175,7 @@ internal sealed class ConsumerLink : IConsumer
         else
         {
             var lockToken = new Guid(tag.AsSpan());
-            var result = _broker.Operate(now => Queue.SettleLocked(this, lockToken, kind, reason, description, now));
+            var result = _broker.Operate(now => Queue.SettleLocked(this, lockToken, kind, settlement.Reason, settlement.Description, now, settlement.PropertiesToModify));
             outcome = OutcomeFor(result, kind);
         }
 

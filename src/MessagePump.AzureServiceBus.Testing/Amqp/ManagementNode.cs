@@ -20,6 +20,7 @@ internal sealed class ManagementNode
     private static readonly MapKey DeadLetterReason = new("deadletter-reason");
     private static readonly MapKey DeadLetterDescription = new("deadletter-description");
     private static readonly MapKey FromSequenceNumber = new("from-sequence-number");
+    private static readonly MapKey PropertiesToModify = new("properties-to-modify");
     private static readonly MapKey MessageCount = new("message-count");
     private static readonly MapKey Messages = new("messages");
     private static readonly MapKey Message = new("message");
@@ -162,11 +163,15 @@ internal sealed class ManagementNode
         };
         var reason = body[DeadLetterReason] as string;
         var description = body[DeadLetterDescription] as string;
+        var properties = (body[PropertiesToModify] as AmqpMap)?
+            .Select(pair => new KeyValuePair<string, object>(pair.Key.Key.ToString()!, pair.Value))
+            .Where(pair => pair.Value is not null)
+            .ToList();
         var result = _broker.Operate(now =>
         {
             foreach (var token in tokens)
             {
-                var settled = queue.SettleLocked(null, token, kind, reason, description, now);
+                var settled = queue.SettleLocked(null, token, kind, reason, description, now, properties);
                 if (settled != SettleResult.Done)
                 {
                     return settled;
