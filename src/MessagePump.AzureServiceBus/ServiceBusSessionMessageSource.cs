@@ -95,16 +95,41 @@ public sealed class ServiceBusSessionMessageSource : IMessageSource, IAsyncDispo
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="maxMessages"/> is zero or negative.</exception>
     /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled.</exception>
     /// <exception cref="TransientTransportException">The broker failed in a way worth retrying.</exception>
-    public async Task<IReadOnlyList<ILeasedMessage>> ReceiveBatchAsync(int maxMessages, CancellationToken cancellationToken = default)
+    public Task<IReadOnlyList<ILeasedMessage>> ReceiveBatchAsync(int maxMessages, CancellationToken cancellationToken = default)
     {
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(maxMessages);
+        return ReceiveNextAsync(_options.MaxWaitTime, cancellationToken);
+    }
+
+    /// <summary>Closes the session receiver (releasing the session) when the source accepted it through <see cref="ServiceBusTransport"/>.</summary>
+    /// <returns>A task that completes when the receiver is closed.</returns>
+    public async ValueTask DisposeAsync()
+    {
+        if (_ownsReceiver)
+        {
+            await _receiver.DisposeAsync().ConfigureAwait(false);
+        }
+    }
+
+    /// <inheritdoc />
+    public override string ToString() => $"ServiceBusSessionMessageSource of {_lock}";
+
+    /// <summary>Whether a message of the session is out (handed over and not yet settled or lost).</summary>
+    internal bool HasMessageOut => _lock.HasCurrent;
+
+    /// <summary>
+    /// The session's next message, waiting up to <paramref name="waitForPrevious"/> for the previous one to be settled
+    /// (zero: do not wait), then up to <see cref="ServiceBusSourceOptions.MaxWaitTime"/> for a message.
+    /// </summary>
+    internal async Task<IReadOnlyList<ILeasedMessage>> ReceiveNextAsync(TimeSpan waitForPrevious, CancellationToken cancellationToken)
+    {
         var fault = _fault;
         if (fault is not null)
         {
             throw new InvalidOperationException($"{this} has stopped: {fault.Message}", fault);
         }
 
-        if (_lock.IsLost || !await _lock.WaitUntilIdleAsync(_options.MaxWaitTime, _clock, cancellationToken).ConfigureAwait(false) || _lock.IsLost)
+        if (_lock.IsLost || !await _lock.WaitUntilIdleAsync(waitForPrevious, _clock, cancellationToken).ConfigureAwait(false) || _lock.IsLost)
         {
             return [];
         }
@@ -155,16 +180,4 @@ public sealed class ServiceBusSessionMessageSource : IMessageSource, IAsyncDispo
         return [message];
     }
 
-    /// <summary>Closes the session receiver (releasing the session) when the source accepted it through <see cref="ServiceBusTransport"/>.</summary>
-    /// <returns>A task that completes when the receiver is closed.</returns>
-    public async ValueTask DisposeAsync()
-    {
-        if (_ownsReceiver)
-        {
-            await _receiver.DisposeAsync().ConfigureAwait(false);
-        }
-    }
-
-    /// <inheritdoc />
-    public override string ToString() => $"ServiceBusSessionMessageSource of {_lock}";
 }

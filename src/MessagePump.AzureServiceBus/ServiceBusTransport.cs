@@ -91,11 +91,7 @@ public sealed class ServiceBusTransport : IAsyncDisposable
         }
 
         var lockDuration = ResolveLockDuration(entity, properties, options);
-        var receiverOptions = new ServiceBusReceiverOptions { ReceiveMode = ServiceBusReceiveMode.PeekLock, PrefetchCount = options.PrefetchCount };
-        var receiver = entity.SubscriptionName is { } subscription
-            ? _client.CreateReceiver(entity.QueueOrTopicName, subscription, receiverOptions)
-            : _client.CreateReceiver(entity.QueueOrTopicName, receiverOptions);
-        return new ServiceBusMessageSource(receiver, entity, lockDuration, options, ownsReceiver: true);
+        return new ServiceBusMessageSource(CreateReceiver(entity, options), entity, lockDuration, options, ownsReceiver: true);
     }
 
     /// <summary>Accepts the next session of a session-enabled queue or subscription that has messages, and opens a source on it.</summary>
@@ -124,6 +120,43 @@ public sealed class ServiceBusTransport : IAsyncDisposable
     {
         ArgumentException.ThrowIfNullOrWhiteSpace(sessionId);
         return AcceptAsync(entity, sessionId, options, cancellationToken);
+    }
+
+    /// <summary>
+    /// Opens a source that holds up to <paramref name="maxConcurrentSessions"/> sessions of a session-enabled queue or
+    /// subscription at once, accepting the next session with messages as each one runs dry or is lost.
+    /// </summary>
+    /// <param name="entity">The queue or subscription; it must require sessions.</param>
+    /// <param name="maxConcurrentSessions">The most sessions held at once; at least 1.</param>
+    /// <param name="options">The options of each session's source; <see langword="null"/> for the defaults. Copied and validated here.</param>
+    /// <param name="cancellationToken">Cancels the call.</param>
+    /// <returns>The source; dispose it to release its sessions.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="entity"/> is null.</exception>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="maxConcurrentSessions"/> is zero or negative.</exception>
+    /// <exception cref="ArgumentException">The entity does not exist or does not require sessions; or an option breaks its rule.</exception>
+    public async Task<ServiceBusMultiSessionSource> OpenSessionsAsync(ServiceBusEntity entity, int maxConcurrentSessions, ServiceBusSourceOptions? options = null, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(entity);
+        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(maxConcurrentSessions);
+        options = (options ?? new ServiceBusSourceOptions()).Clone();
+        options.Validate();
+        ObjectDisposedException.ThrowIf(_client.IsClosed, this);
+        var lockDuration = ResolveSessionLockDuration(entity, await ReadPropertiesAsync(entity, cancellationToken).ConfigureAwait(false), options);
+        return new ServiceBusMultiSessionSource(this, entity, maxConcurrentSessions, lockDuration, options);
+    }
+
+    /// <summary>
+    /// Opens a source without waiting (for a host's source factory, which is synchronous): the entity's properties are
+    /// not read (the administration client has no synchronous calls), so the lock duration is the option's, checked
+    /// against the locks of the first receive; <paramref name="maxConcurrentSessions"/> &gt; 0 opens sessions.
+    /// </summary>
+    internal IMessageSource Open(ServiceBusEntity entity, int maxConcurrentSessions, ServiceBusSourceOptions options)
+    {
+        options = options.Clone();
+        options.Validate();
+        return maxConcurrentSessions > 0
+            ? new ServiceBusMultiSessionSource(this, entity, maxConcurrentSessions, options.LockDuration, options)
+            : new ServiceBusMessageSource(CreateReceiver(entity, options), entity, options.LockDuration, options, ownsReceiver: true);
     }
 
     /// <summary>Closes the client when the transport created it.</summary>
@@ -159,6 +192,14 @@ public sealed class ServiceBusTransport : IAsyncDisposable
         }
     }
 
+    private ServiceBusReceiver CreateReceiver(ServiceBusEntity entity, ServiceBusSourceOptions options)
+    {
+        var receiverOptions = new ServiceBusReceiverOptions { ReceiveMode = ServiceBusReceiveMode.PeekLock, PrefetchCount = options.PrefetchCount };
+        return entity.SubscriptionName is { } subscription
+            ? _client.CreateReceiver(entity.QueueOrTopicName, subscription, receiverOptions)
+            : _client.CreateReceiver(entity.QueueOrTopicName, receiverOptions);
+    }
+
     private static ServiceBusAdministrationClientOptions AdminOptions()
     {
         // Reading the lock duration is a convenience with a fallback: one attempt, bounded, so a namespace that does
@@ -175,13 +216,13 @@ public sealed class ServiceBusTransport : IAsyncDisposable
         options = (options ?? new ServiceBusSourceOptions()).Clone();
         options.Validate();
         ObjectDisposedException.ThrowIf(_client.IsClosed, this);
-        var properties = await ReadPropertiesAsync(entity, cancellationToken).ConfigureAwait(false);
-        if (properties is { RequiresSession: false })
-        {
-            throw new ArgumentException($"The {entity} does not require sessions: session options apply only to a session-enabled entity; open it with OpenAsync.", nameof(entity));
-        }
+        var lockDuration = ResolveSessionLockDuration(entity, await ReadPropertiesAsync(entity, cancellationToken).ConfigureAwait(false), options);
+        return await AcceptCoreAsync(entity, sessionId, lockDuration, options, cancellationToken).ConfigureAwait(false);
+    }
 
-        var lockDuration = ResolveLockDuration(entity, properties, options);
+    /// <summary>Accepts a session (the next one, or <paramref name="sessionId"/>) and wraps its receiver; failures mapped once.</summary>
+    internal async Task<ServiceBusSessionMessageSource> AcceptCoreAsync(ServiceBusEntity entity, string? sessionId, TimeSpan? lockDuration, ServiceBusSourceOptions options, CancellationToken cancellationToken)
+    {
         var receiverOptions = new ServiceBusSessionReceiverOptions { ReceiveMode = ServiceBusReceiveMode.PeekLock, PrefetchCount = options.PrefetchCount };
         ServiceBusSessionReceiver receiver;
         try
@@ -207,6 +248,16 @@ public sealed class ServiceBusTransport : IAsyncDisposable
         }
 
         return new ServiceBusSessionMessageSource(receiver, entity, lockDuration, options, ownsReceiver: true);
+    }
+
+    private static TimeSpan? ResolveSessionLockDuration(ServiceBusEntity entity, EntityProperties? properties, ServiceBusSourceOptions options)
+    {
+        if (properties is { RequiresSession: false })
+        {
+            throw new ArgumentException($"The {entity} does not require sessions: session options apply only to a session-enabled entity; open it with OpenAsync.", nameof(entity));
+        }
+
+        return ResolveLockDuration(entity, properties, options);
     }
 
     private async Task<EntityProperties?> ReadPropertiesAsync(ServiceBusEntity entity, CancellationToken cancellationToken) =>

@@ -29,10 +29,13 @@ internal readonly record struct EntityProperties(TimeSpan LockDuration, bool Req
         {
             throw new ArgumentException($"The Service Bus namespace has no {entity}: create it, or fix the name.", paramName, ex);
         }
-        catch (Exception ex) when (ex is UnauthorizedAccessException or ServiceBusException or RequestFailedException or HttpRequestException or TimeoutException or IOException
-            && !cancellationToken.IsCancellationRequested)
+        catch (Exception ex) when (IsUnreadable(ex) && !cancellationToken.IsCancellationRequested)
         {
             return null;
         }
     }
+
+    /// <summary>The failures that mean "cannot read the properties here": no Manage right, or no management endpoint.</summary>
+    private static bool IsUnreadable(Exception exception) =>
+        exception is UnauthorizedAccessException or ServiceBusException or RequestFailedException or HttpRequestException or TimeoutException or IOException or OperationCanceledException;
 }

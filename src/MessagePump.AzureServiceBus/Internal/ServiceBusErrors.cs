@@ -14,6 +14,10 @@ internal static class ServiceBusErrors
     public static bool IsLockLost(Exception exception) =>
         exception is ServiceBusException { Reason: ServiceBusFailureReason.MessageLockLost or ServiceBusFailureReason.SessionLockLost or ServiceBusFailureReason.MessageNotFound };
 
+    /// <summary>Returns whether an accept failed only because no session was available within the wait.</summary>
+    public static bool IsNoSessionAvailable(Exception? exception) =>
+        exception is ServiceBusException { Reason: ServiceBusFailureReason.ServiceTimeout or ServiceBusFailureReason.SessionCannotBeLocked };
+
     /// <summary>
     /// Returns whether <paramref name="exception"/> is worth retrying: a <see cref="ServiceBusException"/> whose
     /// <see cref="ServiceBusException.IsTransient"/> is true (busy, timeout, communication problem), or a timeout or
@@ -39,6 +43,11 @@ internal static class ServiceBusErrors
             return null;
         }
 
+        if (exception is ObjectDisposedException)
+        {
+            return new LeaseLostException($"{operation} failed: the receiver that holds the lock was closed ({Describe(exception)}).", exception);
+        }
+
         if (IsLockLost(exception))
         {
             return new LeaseLostException($"{operation} failed: the lock is lost ({Describe(exception)}).", exception);
@@ -61,6 +70,8 @@ internal static class ServiceBusErrors
                 return new InvalidOperationException($"The Service Bus namespace has no {entity}: create it, or fix the name ({Describe(exception)}).", exception);
             case ServiceBusException { Reason: ServiceBusFailureReason.MessagingEntityDisabled }:
                 return new InvalidOperationException($"The {entity} is disabled for receiving ({Describe(exception)}).", exception);
+            case ObjectDisposedException:
+                return Translate(exception, $"Receiving from the {entity}", cancellationToken);
             case UnauthorizedAccessException:
                 return new InvalidOperationException($"The credentials may not receive from the {entity}: they need the Listen right (the 'Azure Service Bus Data Receiver' role) ({Describe(exception)}).", exception);
             case InvalidOperationException when !sessions && exception.Message.Contains("session", StringComparison.OrdinalIgnoreCase):

@@ -31,6 +31,17 @@ internal sealed class SessionLock
 
     public bool IsLost => Volatile.Read(ref _lost) is not null;
 
+    public bool HasCurrent
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return _current is not null;
+            }
+        }
+    }
+
     /// <summary>Renews the session lock; a lost session lock marks the session lost and throws <see cref="LeaseLostException"/>.</summary>
     public async Task<DateTimeOffset> RenewAsync(CancellationToken cancellationToken)
     {
@@ -120,6 +131,11 @@ internal sealed class SessionLock
         if (done is null)
         {
             return true;
+        }
+
+        if (maxWait <= TimeSpan.Zero)
+        {
+            return done.IsCompleted;
         }
 
         try
