@@ -1,0 +1,207 @@
+using Microsoft.Azure.Amqp;
+using Microsoft.Azure.Amqp.Encoding;
+using Microsoft.Azure.Amqp.Framing;
+
+namespace PriorityAsync.MessagePump.AzureServiceBus.Testing.Amqp;
+
+/// <summary>
+/// An entity's $management node: renew-lock, renew-session-lock, update-disposition, get/set-session-state.
+/// Answers carry <c>statusCode</c>, <c>statusDescription</c> and, on failure, <c>errorCondition</c>.
+/// </summary>
+internal sealed class ManagementNode
+{
+    private const string Operation = "operation";
+    private static readonly MapKey LockTokens = new("lock-tokens");
+    private static readonly MapKey Expirations = new("expirations");
+    private static readonly MapKey Expiration = new("expiration");
+    private static readonly MapKey SessionIdKey = new("session-id");
+    private static readonly MapKey SessionState = new("session-state");
+    private static readonly MapKey DispositionStatus = new("disposition-status");
+    private static readonly MapKey DeadLetterReason = new("deadletter-reason");
+    private static readonly MapKey DeadLetterDescription = new("deadletter-description");
+    private readonly ServiceBusTestBroker _broker;
+
+    public ManagementNode(ServiceBusTestBroker broker) => _broker = broker;
+
+    public async Task<AmqpMessage> HandleAsync(ServiceBusTestQueue queue, AmqpMessage request)
+    {
+        try
+        {
+            var operation = request.ApplicationProperties?.Map[Operation] as string;
+            var body = request.BodyType == SectionFlag.AmqpValue ? request.ValueBody?.Value as AmqpMap : null;
+            return operation switch
+            {
+                "com.microsoft:renew-lock" => await RenewLockAsync(queue, body).ConfigureAwait(false),
+                "com.microsoft:renew-session-lock" => await RenewSessionLockAsync(queue, body).ConfigureAwait(false),
+                "com.microsoft:update-disposition" => UpdateDisposition(queue, body),
+                "com.microsoft:get-session-state" => GetSessionState(queue, body),
+                "com.microsoft:set-session-state" => SetSessionState(queue, body),
+                _ => Answer(501, $"The test broker does not implement the operation '{operation}'.", null, ServiceBusSymbols.NotImplemented),
+            };
+        }
+        catch (Exception exception) when (exception is InvalidCastException or KeyNotFoundException or ArgumentException or NullReferenceException)
+        {
+            return Answer(400, $"The request is malformed: {exception.Message}", null, ServiceBusSymbols.ArgumentError);
+        }
+    }
+
+    private static AmqpMessage Answer(int statusCode, string description, AmqpMap? body, AmqpSymbol? condition = null)
+    {
+        var response = body is null ? AmqpMessage.Create() : AmqpMessage.Create(new AmqpValue { Value = body });
+        response.ApplicationProperties.Map["statusCode"] = statusCode;
+        response.ApplicationProperties.Map["statusDescription"] = description;
+        if (condition is { } errorCondition)
+        {
+            response.ApplicationProperties.Map["errorCondition"] = errorCondition;
+        }
+
+        return response;
+    }
+
+    private static AmqpMessage FaultAnswer(ServiceBusTestFault fault, bool session)
+    {
+        var (condition, description) = FaultErrors.For(fault, session);
+        return Answer(FaultErrors.StatusCode(fault), description, null, condition);
+    }
+
+    private static Guid[] TokensOf(AmqpMap? body) => body?[LockTokens] as Guid[] ?? throw new ArgumentException("lock-tokens is missing.", nameof(body));
+
+    private static string SessionOf(AmqpMap? body) => body?[SessionIdKey] as string ?? throw new ArgumentException("session-id is missing.", nameof(body));
+
+    private async Task DelayRenewalAsync()
+    {
+        var delay = _broker.Faults.RenewLockDelay;
+        if (delay > TimeSpan.Zero)
+        {
+            await Task.Delay(delay, _broker.TimeProvider).ConfigureAwait(false);
+        }
+    }
+
+    private async Task<AmqpMessage> RenewLockAsync(ServiceBusTestQueue queue, AmqpMap? body)
+    {
+        var tokens = TokensOf(body);
+        await DelayRenewalAsync().ConfigureAwait(false);
+        var fault = _broker.Faults.TakeRenewalFault();
+        var expirations = _broker.Operate(now =>
+        {
+            queue.CountRenewLocked();
+            if (fault is not null)
+            {
+                return null;
+            }
+
+            var renewed = new DateTime[tokens.Length];
+            for (var i = 0; i < tokens.Length; i++)
+            {
+                if (queue.RenewLocked(tokens[i], now) is not { } until)
+                {
+                    return null;
+                }
+
+                renewed[i] = until.UtcDateTime;
+            }
+
+            return renewed;
+        });
+        if (fault is { } injected)
+        {
+            return FaultAnswer(injected, session: false);
+        }
+
+        if (expirations is null)
+        {
+            return Answer(410, "The lock supplied is invalid. Either the lock expired, or the message has already been removed from the queue.", null, ServiceBusSymbols.MessageLockLost);
+        }
+
+        return Answer(200, "OK", new AmqpMap { [Expirations] = expirations });
+    }
+
+    private async Task<AmqpMessage> RenewSessionLockAsync(ServiceBusTestQueue queue, AmqpMap? body)
+    {
+        var sessionId = SessionOf(body);
+        await DelayRenewalAsync().ConfigureAwait(false);
+        var fault = _broker.Faults.TakeRenewalFault();
+        var until = _broker.Operate(now =>
+        {
+            queue.CountRenewLocked();
+            return fault is null ? queue.RenewSessionLocked(sessionId, now) : null;
+        });
+        if (fault is { } injected)
+        {
+            return FaultAnswer(injected, session: true);
+        }
+
+        return until is { } lockedUntil
+            ? Answer(200, "OK", new AmqpMap { [Expiration] = lockedUntil.UtcDateTime })
+            : Answer(410, $"The session lock of '{sessionId}' has expired or the session was released.", null, ServiceBusSymbols.SessionLockLost);
+    }
+
+    private AmqpMessage UpdateDisposition(ServiceBusTestQueue queue, AmqpMap? body)
+    {
+        var tokens = TokensOf(body);
+        var status = body![DispositionStatus] as string;
+        var kind = status switch
+        {
+            "completed" => SettleKind.Complete,
+            "abandoned" => SettleKind.Abandon,
+            "suspended" => SettleKind.DeadLetter,
+            "defered" => SettleKind.Defer,
+            _ => throw new ArgumentException($"disposition-status '{status}' is not known.", nameof(body)),
+        };
+        var reason = body[DeadLetterReason] as string;
+        var description = body[DeadLetterDescription] as string;
+        var result = _broker.Operate(now =>
+        {
+            foreach (var token in tokens)
+            {
+                var settled = queue.SettleLocked(null, token, kind, reason, description, now);
+                if (settled != SettleResult.Done)
+                {
+                    return settled;
+                }
+            }
+
+            return SettleResult.Done;
+        });
+        return result switch
+        {
+            SettleResult.Done => Answer(200, "OK", null),
+            SettleResult.NotSupported => Answer(501, "The test broker does not support deferring messages.", null, ServiceBusSymbols.NotImplemented),
+            SettleResult.SessionLockLost => Answer(410, "The session lock has expired or the session was released.", null, ServiceBusSymbols.SessionLockLost),
+            _ => Answer(410, "The lock supplied is invalid. Either the lock expired, or the message has already been removed from the queue.", null, ServiceBusSymbols.MessageLockLost),
+        };
+    }
+
+    private AmqpMessage GetSessionState(ServiceBusTestQueue queue, AmqpMap? body)
+    {
+        var sessionId = SessionOf(body);
+        var (held, state) = _broker.Operate(_ => queue.HeldSessionLocked(sessionId) is { } session ? (true, session.State) : (false, null));
+        return held
+            ? Answer(200, "OK", new AmqpMap { [SessionState] = state is null ? null! : new ArraySegment<byte>(state) })
+            : Answer(410, $"The session lock of '{sessionId}' has expired or the session was released.", null, ServiceBusSymbols.SessionLockLost);
+    }
+
+    private AmqpMessage SetSessionState(ServiceBusTestQueue queue, AmqpMap? body)
+    {
+        var sessionId = SessionOf(body);
+        var state = body![SessionState] switch
+        {
+            ArraySegment<byte> segment => segment.AsSpan().ToArray(),
+            byte[] bytes => bytes,
+            _ => null,
+        };
+        var held = _broker.Operate(_ =>
+        {
+            if (queue.HeldSessionLocked(sessionId) is not { } session)
+            {
+                return false;
+            }
+
+            session.State = state;
+            return true;
+        });
+        return held
+            ? Answer(200, "OK", null)
+            : Answer(410, $"The session lock of '{sessionId}' has expired or the session was released.", null, ServiceBusSymbols.SessionLockLost);
+    }
+}

@@ -1,0 +1,88 @@
+namespace PriorityAsync.MessagePump.AzureServiceBus.Testing;
+
+/// <summary>Faults a <see cref="ServiceBusTestBroker"/> injects on demand: late or failed renewals, failed receives, detached links.</summary>
+public sealed class ServiceBusTestFaults
+{
+    private readonly ServiceBusTestBroker _broker;
+    private readonly Queue<ServiceBusTestFault> _renewalFaults = new();
+    private readonly Queue<ServiceBusTestFault> _receiveFaults = new();
+    private TimeSpan _renewLockDelay;
+
+    internal ServiceBusTestFaults(ServiceBusTestBroker broker) => _broker = broker;
+
+    /// <summary>
+    /// How late each renew-lock and renew-session-lock request is answered, measured on the broker's clock
+    /// (<see cref="ServiceBusTestBroker.TimeProvider"/>); the lock is judged and renewed when the answer goes out.
+    /// Zero (the default) answers at once.
+    /// </summary>
+    /// <exception cref="ArgumentOutOfRangeException">The value is negative.</exception>
+    public TimeSpan RenewLockDelay
+    {
+        get
+        {
+            lock (_broker.Sync)
+            {
+                return _renewLockDelay;
+            }
+        }
+
+        set
+        {
+            ArgumentOutOfRangeException.ThrowIfLessThan(value, TimeSpan.Zero);
+            lock (_broker.Sync)
+            {
+                _renewLockDelay = value;
+            }
+        }
+    }
+
+    /// <summary>The next <paramref name="count"/> renew-lock or renew-session-lock requests are answered with <paramref name="fault"/> (the lock is not renewed).</summary>
+    /// <param name="count">How many requests fail; at least 1.</param>
+    /// <param name="fault">The answer.</param>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="count"/> is less than 1, or <paramref name="fault"/> is not defined.</exception>
+    public void FailNextRenewals(int count, ServiceBusTestFault fault) => Add(_renewalFaults, count, fault);
+
+    /// <summary>
+    /// The next <paramref name="count"/> times a receiver asks for messages (link credit arrives), the broker detaches
+    /// its receive link with <paramref name="fault"/>'s error instead of delivering; the client's receive call fails
+    /// with that reason (or retries, as its retry options say).
+    /// </summary>
+    /// <param name="count">How many receives fail; at least 1.</param>
+    /// <param name="fault">The error.</param>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="count"/> is less than 1, or <paramref name="fault"/> is not defined.</exception>
+    public void FailNextReceives(int count, ServiceBusTestFault fault) => Add(_receiveFaults, count, fault);
+
+    /// <summary>Detaches receive links with an error (<c>amqp:link:detach-forced</c>), as the service does when it moves an entity; clients reattach.</summary>
+    /// <param name="entityPath">Only the receivers of this entity path; every receiver when null.</param>
+    /// <returns>A task that completes when the detaches were sent.</returns>
+    public Task DetachReceiveLinksAsync(string? entityPath = null) => _broker.DetachConsumersAsync(entityPath);
+
+    internal ServiceBusTestFault? TakeRenewalFault() => Take(_renewalFaults);
+
+    internal ServiceBusTestFault? TakeReceiveFault() => Take(_receiveFaults);
+
+    private void Add(Queue<ServiceBusTestFault> faults, int count, ServiceBusTestFault fault)
+    {
+        ArgumentOutOfRangeException.ThrowIfLessThan(count, 1);
+        if (!Enum.IsDefined(fault))
+        {
+            throw new ArgumentOutOfRangeException(nameof(fault), fault, "Not a defined ServiceBusTestFault.");
+        }
+
+        lock (_broker.Sync)
+        {
+            for (var i = 0; i < count; i++)
+            {
+                faults.Enqueue(fault);
+            }
+        }
+    }
+
+    private ServiceBusTestFault? Take(Queue<ServiceBusTestFault> faults)
+    {
+        lock (_broker.Sync)
+        {
+            return faults.TryDequeue(out var fault) ? fault : null;
+        }
+    }
+}
