@@ -155,9 +155,10 @@ public sealed class PumpEndToEndTests(ITestOutputHelper output)
     [Fact]
     public async Task Transient_renewal_failures_are_retried_within_the_lock()
     {
+        var lockDuration = TimeSpan.FromSeconds(5); // room for two failed renewals and their retries on a loaded machine
         await using var sb = await SbHarness.StartAsync(maxRetries: 0);
-        var queue = CreateQueue(sb, count: 1);
-        await using var source = await sb.Transport.OpenAsync(ServiceBusEntity.Queue("orders"), Options());
+        var queue = CreateQueue(sb, count: 1, lockDuration);
+        await using var source = await sb.Transport.OpenAsync(ServiceBusEntity.Queue("orders"), Options(lockDuration));
         // Timeouts rather than ServerBusy: after a ServerBusy the SDK itself holds every call of the client back for
         // 10 s, which the lock would not survive; that is the SDK's policy, not a transient failure to retry.
         sb.Broker.Faults.FailNextRenewals(2, ServiceBusTestFault.Timeout);
