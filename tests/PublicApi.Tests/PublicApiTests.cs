@@ -23,6 +23,7 @@ public sealed class PublicApiTests
         "PriorityAsync.MessagePump.Hosting",
         "PriorityAsync.MessagePump.PostgreSql",
         "PriorityAsync.MessagePump.AzureServiceBus.Testing",
+        "PriorityAsync.MessagePump.AzureServiceBus",
     ];
 
     /// <summary>The shipped assemblies, by name: one baseline file each.</summary>

@@ -1,0 +1,89 @@
+using System.Net.Sockets;
+using Azure.Messaging.ServiceBus;
+
+namespace PriorityAsync.MessagePump.AzureServiceBus.Internal;
+
+/// <summary>Maps the SDK's failures onto the transport's exceptions, in one place.</summary>
+internal static class ServiceBusErrors
+{
+    /// <summary>
+    /// Returns whether <paramref name="exception"/> says the lock is gone: <see cref="ServiceBusFailureReason.MessageLockLost"/>
+    /// (an expired lock, a settled message, or a lock token of a receive link that was detached, even before
+    /// <c>LockedUntil</c>), <see cref="ServiceBusFailureReason.SessionLockLost"/> and <see cref="ServiceBusFailureReason.MessageNotFound"/>.
+    /// </summary>
+    public static bool IsLockLost(Exception exception) =>
+        exception is ServiceBusException { Reason: ServiceBusFailureReason.MessageLockLost or ServiceBusFailureReason.SessionLockLost or ServiceBusFailureReason.MessageNotFound };
+
+    /// <summary>Returns whether an accept failed only because no session was available within the wait.</summary>
+    public static bool IsNoSessionAvailable(Exception? exception) =>
+        exception is ServiceBusException { Reason: ServiceBusFailureReason.ServiceTimeout or ServiceBusFailureReason.SessionCannotBeLocked };
+
+    /// <summary>
+    /// Returns whether <paramref name="exception"/> is worth retrying: a <see cref="ServiceBusException"/> whose
+    /// <see cref="ServiceBusException.IsTransient"/> is true (busy, timeout, communication problem), or a timeout or
+    /// socket failure below the SDK.
+    /// </summary>
+    public static bool IsTransient(Exception exception) => exception switch
+    {
+        ServiceBusException sb => sb.IsTransient
+            || sb.Reason is ServiceBusFailureReason.ServiceBusy or ServiceBusFailureReason.ServiceTimeout or ServiceBusFailureReason.ServiceCommunicationProblem,
+        TimeoutException or SocketException or IOException => true,
+        _ => false,
+    };
+
+    /// <summary>
+    /// The exception to throw for a failed <paramref name="operation"/>, or <see langword="null"/> to rethrow the
+    /// original: <see cref="LeaseLostException"/> for a lost lock, <see cref="TransientTransportException"/> for a
+    /// transient failure; a cancellation the caller asked for is rethrown as it is.
+    /// </summary>
+    public static Exception? Translate(Exception exception, string operation, CancellationToken cancellationToken)
+    {
+        if (exception is OperationCanceledException && cancellationToken.IsCancellationRequested)
+        {
+            return null;
+        }
+
+        if (exception is ObjectDisposedException)
+        {
+            return new LeaseLostException($"{operation} failed: the receiver that holds the lock was closed ({Describe(exception)}).", exception);
+        }
+
+        if (IsLockLost(exception))
+        {
+            return new LeaseLostException($"{operation} failed: the lock is lost ({Describe(exception)}).", exception);
+        }
+
+        return IsTransient(exception)
+            ? new TransientTransportException($"{operation} failed transiently ({Describe(exception)}); it may be retried.", exception)
+            : null;
+    }
+
+    /// <summary>
+    /// The exception to throw when a receive or an accept fails: besides <see cref="Translate"/>, a missing entity,
+    /// missing rights, or a session mismatch become an <see cref="InvalidOperationException"/> that names the entity.
+    /// </summary>
+    public static Exception? TranslateReceive(Exception exception, ServiceBusEntity entity, bool sessions, CancellationToken cancellationToken)
+    {
+        switch (exception)
+        {
+            case ServiceBusException { Reason: ServiceBusFailureReason.MessagingEntityNotFound }:
+                return new InvalidOperationException($"The Service Bus namespace has no {entity}: create it, or fix the name ({Describe(exception)}).", exception);
+            case ServiceBusException { Reason: ServiceBusFailureReason.MessagingEntityDisabled }:
+                return new InvalidOperationException($"The {entity} is disabled for receiving ({Describe(exception)}).", exception);
+            case ObjectDisposedException:
+                return Translate(exception, $"Receiving from the {entity}", cancellationToken);
+            case UnauthorizedAccessException:
+                return new InvalidOperationException($"The credentials may not receive from the {entity}: they need the Listen right (the 'Azure Service Bus Data Receiver' role) ({Describe(exception)}).", exception);
+            case InvalidOperationException when !sessions && exception.Message.Contains("session", StringComparison.OrdinalIgnoreCase):
+                return new InvalidOperationException($"The {entity} requires sessions: receive from it with a ServiceBusSessionMessageSource ({Describe(exception)}).", exception);
+            case InvalidOperationException when sessions && exception.Message.Contains("session", StringComparison.OrdinalIgnoreCase):
+                return new InvalidOperationException($"The {entity} does not require sessions: receive from it with a ServiceBusMessageSource ({Describe(exception)}).", exception);
+            default:
+                return Translate(exception, $"Receiving from the {entity}", cancellationToken);
+        }
+    }
+
+    private static string Describe(Exception exception) => exception is ServiceBusException sb
+        ? $"{nameof(ServiceBusException)} {sb.Reason}: {sb.Message}"
+        : $"{exception.GetType().Name}: {exception.Message}";
+}

@@ -1,0 +1,233 @@
+using System.Collections.ObjectModel;
+using System.Globalization;
+using Azure.Messaging.ServiceBus;
+using PriorityAsync.MessagePump.AzureServiceBus.Internal;
+
+namespace PriorityAsync.MessagePump.AzureServiceBus;
+
+/// <summary>
+/// One peek-locked delivery of a Service Bus message. Renewal calls <see cref="ServiceBusReceiver.RenewMessageLockAsync(ServiceBusReceivedMessage, CancellationToken)"/>
+/// (or, for a message of a session, renews the session lock); settlement completes, abandons or dead-letters it
+/// through the receiver that received it. Every failure is mapped once: a lost lock (expired, settled, or its receive
+/// link detached) is <see cref="LeaseLostException"/>, a transient failure is <see cref="TransientTransportException"/>.
+/// </summary>
+/// <remarks>
+/// Each settlement is bounded by the lock: a call still unanswered when <see cref="LockedUntil"/> passes is canceled
+/// and reported as <see cref="LeaseLostException"/> (the broker may or may not have applied it; if it did not, the
+/// message comes back once its lock has run out).
+/// </remarks>
+public sealed class ServiceBusLeasedMessage : ILeasedMessage
+{
+    /// <summary>The application property the SDK writes a producer's W3C trace context into.</summary>
+    internal const string DiagnosticIdProperty = "Diagnostic-Id";
+
+    private readonly ServiceBusReceiver _receiver;
+    private readonly TimeProvider _clock;
+    private readonly SessionLock? _session;
+    private IReadOnlyDictionary<string, string>? _headers;
+    private long _lockedUntilTicks;
+
+    internal ServiceBusLeasedMessage(ServiceBusReceiver receiver, ServiceBusReceivedMessage message, ServiceBusEntity entity, TimeProvider clock, SessionLock? session = null)
+    {
+        _receiver = receiver;
+        _clock = clock;
+        _session = session;
+        Message = message;
+        Entity = entity;
+        Volatile.Write(ref _lockedUntilTicks, message.LockedUntil.UtcTicks);
+    }
+
+    /// <summary>Gets the SDK's message, with every property the broker sent.</summary>
+    public ServiceBusReceivedMessage Message { get; }
+
+    /// <summary>Gets the entity the message was received from.</summary>
+    public ServiceBusEntity Entity { get; }
+
+    /// <inheritdoc />
+    public string MessageId => Message.MessageId;
+
+    /// <inheritdoc />
+    public ReadOnlyMemory<byte> Body => Message.Body.ToMemory();
+
+    /// <inheritdoc />
+    /// <remarks>
+    /// The message's application properties, each value written as an invariant-culture string (null values are left
+    /// out). The SDK's <c>Diagnostic-Id</c> property (a W3C <c>traceparent</c>) is also given as <c>traceparent</c> when
+    /// the message has none, so that the pump's process span links to the producer's.
+    /// </remarks>
+    public IReadOnlyDictionary<string, string> Headers => _headers ??= ReadHeaders(Message);
+
+    /// <inheritdoc />
+    public int DeliveryCount => Message.DeliveryCount;
+
+    /// <summary>Gets the message's sequence number, unique within its entity.</summary>
+    public long SequenceNumber => Message.SequenceNumber;
+
+    /// <summary>Gets the session the message belongs to, or <see langword="null"/> outside sessions.</summary>
+    public string? SessionId => _session is null ? null : Message.SessionId;
+
+    /// <inheritdoc />
+    /// <remarks>The broker's expiry of this delivery's lock; for a message of a session, the session's lock.</remarks>
+    public DateTimeOffset LockedUntil => _session?.LockedUntil ?? new DateTimeOffset(Volatile.Read(ref _lockedUntilTicks), TimeSpan.Zero);
+
+    /// <summary>Gets whether the message was completed, abandoned or dead-lettered through this object.</summary>
+    public bool IsSettled => Volatile.Read(ref _settled) != 0;
+
+    private int _settled;
+
+    /// <inheritdoc />
+    /// <remarks>
+    /// Calls <see cref="ServiceBusReceiver.RenewMessageLockAsync(ServiceBusReceivedMessage, CancellationToken)"/> and reads
+    /// the new expiry back from <see cref="ServiceBusReceivedMessage.LockedUntil"/>. For a message of a session it
+    /// renews the session lock (Service Bus locks a session's messages with the session).
+    /// </remarks>
+    public async Task<DateTimeOffset> RenewLockAsync(CancellationToken cancellationToken = default)
+    {
+        ThrowIfSettled("renew");
+        if (_session is not null)
+        {
+            return await _session.RenewAsync(cancellationToken).ConfigureAwait(false);
+        }
+
+        try
+        {
+            await _receiver.RenewMessageLockAsync(Message, cancellationToken).ConfigureAwait(false);
+        }
+        catch (Exception ex) when (ServiceBusErrors.Translate(ex, $"Renewing the lock of {this}", cancellationToken) is { } translated)
+        {
+#pragma warning disable MA0027 // not a rethrow: the mapped exception carries ex as its inner exception
+            throw translated;
+#pragma warning restore MA0027
+        }
+
+        var lockedUntil = Message.LockedUntil;
+        Volatile.Write(ref _lockedUntilTicks, lockedUntil.UtcTicks);
+        return lockedUntil;
+    }
+
+    /// <inheritdoc />
+    public Task CompleteAsync(CancellationToken cancellationToken = default) =>
+        SettleAsync("complete", (receiver, message, ct) => receiver.CompleteMessageAsync(message, ct), cancellationToken);
+
+    /// <inheritdoc />
+    public Task AbandonAsync(CancellationToken cancellationToken = default) =>
+        SettleAsync("abandon", (receiver, message, ct) => receiver.AbandonMessageAsync(message, propertiesToModify: null, ct), cancellationToken);
+
+    /// <inheritdoc />
+    /// <remarks>The dead-letter reason is <paramref name="reason"/>, with no description.</remarks>
+    public Task DeadLetterAsync(string reason, CancellationToken cancellationToken = default) =>
+        DeadLetterAsync(reason, description: null, cancellationToken);
+
+    /// <summary>Moves the message to the entity's dead-letter queue with a reason and a description.</summary>
+    /// <param name="reason">Why the message cannot be processed (the <c>DeadLetterReason</c> property).</param>
+    /// <param name="description">More detail (the <c>DeadLetterErrorDescription</c> property); <see langword="null"/> for none.</param>
+    /// <param name="cancellationToken">Cancels the call.</param>
+    /// <returns>A task that completes when the broker has dead-lettered the message.</returns>
+    /// <exception cref="ArgumentException"><paramref name="reason"/> is null, empty or white space.</exception>
+    /// <exception cref="LeaseLostException">The lock expired or the message was settled.</exception>
+    /// <exception cref="TransientTransportException">The broker failed in a way worth retrying.</exception>
+    public Task DeadLetterAsync(string reason, string? description, CancellationToken cancellationToken = default)
+    {
+        ArgumentException.ThrowIfNullOrWhiteSpace(reason);
+        return SettleAsync("dead-letter", (receiver, message, ct) => receiver.DeadLetterMessageAsync(message, reason, description, ct), cancellationToken);
+    }
+
+    /// <inheritdoc />
+    public override string ToString() => _session is null
+        ? $"message {MessageId} (sequence {SequenceNumber}, delivery {DeliveryCount}) of the {Entity}"
+        : $"message {MessageId} (sequence {SequenceNumber}, delivery {DeliveryCount}) of session '{Message.SessionId}' of the {Entity}";
+
+    private async Task SettleAsync(string operation, Func<ServiceBusReceiver, ServiceBusReceivedMessage, CancellationToken, Task> settle, CancellationToken cancellationToken)
+    {
+        try
+        {
+            await SettleOnceAsync(operation, settle, cancellationToken).ConfigureAwait(false);
+        }
+        catch (LeaseLostException ex) when (_session is not null)
+        {
+            // A session's messages share its lock: a settlement that finds the lock gone loses the session.
+            _session.MarkLost(ex);
+            throw;
+        }
+
+        Volatile.Write(ref _settled, 1);
+        _session?.Settled(this);
+    }
+
+    private async Task SettleOnceAsync(string operation, Func<ServiceBusReceiver, ServiceBusReceivedMessage, CancellationToken, Task> settle, CancellationToken cancellationToken)
+    {
+        ThrowIfSettled(operation);
+        _session?.ThrowIfLost(this);
+        var remaining = LockedUntil - _clock.GetUtcNow();
+        if (remaining <= TimeSpan.Zero)
+        {
+            throw new LeaseLostException($"Cannot {operation} {this}: its lock expired at {LockedUntil:O}.");
+        }
+
+        using var bound = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        using var timer = _clock.CreateTimer(CancelQuietly, bound, remaining, Timeout.InfiniteTimeSpan);
+        try
+        {
+            await settle(_receiver, Message, bound.Token).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException ex) when (!cancellationToken.IsCancellationRequested && bound.IsCancellationRequested)
+        {
+            throw new LeaseLostException($"Cannot {operation} {this}: the broker did not answer before its lock expired at {LockedUntil:O}.", ex);
+        }
+        catch (Exception ex) when (ServiceBusErrors.Translate(ex, $"The {operation} of {this}", cancellationToken) is { } translated)
+        {
+#pragma warning disable MA0027 // not a rethrow: the mapped exception carries ex as its inner exception
+            throw translated;
+#pragma warning restore MA0027
+        }
+    }
+
+    /// <summary>
+    /// The lock's timer: cancels the settlement's token. A timer callback can still run after the settlement ended and
+    /// disposed the source; that must not throw on a timer thread.
+    /// </summary>
+    private static void CancelQuietly(object? state)
+    {
+        try
+        {
+            ((CancellationTokenSource)state!).Cancel();
+        }
+        catch (ObjectDisposedException)
+        {
+            // The settlement already finished.
+        }
+    }
+
+    private void ThrowIfSettled(string operation)
+    {
+        if (IsSettled)
+        {
+            throw new LeaseLostException($"Cannot {operation} {this}: it was already settled.");
+        }
+    }
+
+    private static ReadOnlyDictionary<string, string> ReadHeaders(ServiceBusReceivedMessage message)
+    {
+        var properties = message.ApplicationProperties;
+        if (properties.Count == 0)
+        {
+            return ReadOnlyDictionary<string, string>.Empty;
+        }
+
+        var headers = new Dictionary<string, string>(properties.Count + 1, StringComparer.Ordinal);
+        foreach (var (name, value) in properties)
+        {
+            if (value is not null)
+            {
+                headers[name] = Convert.ToString(value, CultureInfo.InvariantCulture) ?? string.Empty;
+            }
+        }
+
+        if (!headers.ContainsKey("traceparent") && headers.TryGetValue(DiagnosticIdProperty, out var diagnosticId))
+        {
+            headers["traceparent"] = diagnosticId;
+        }
+
+        return headers.AsReadOnly();
+    }
+}

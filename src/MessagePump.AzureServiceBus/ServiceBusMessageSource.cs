@@ -1,0 +1,222 @@
+using Azure.Messaging.ServiceBus;
+using PriorityAsync.MessagePump.AzureServiceBus.Internal;
+
+namespace PriorityAsync.MessagePump.AzureServiceBus;
+
+/// <summary>
+/// An <see cref="IMessageSource"/> over a <see cref="ServiceBusReceiver"/> in peek-lock mode, for a queue or a topic
+/// subscription: <see cref="ReceiveBatchAsync(int, CancellationToken)"/> is one <see cref="ServiceBusReceiver.ReceiveMessagesAsync(int, TimeSpan?, CancellationToken)"/>
+/// sized by the pump's admission, and each message is a <see cref="ServiceBusLeasedMessage"/>. Thread-safe.
+/// </summary>
+/// <remarks>
+/// <para>
+/// Completions: Service Bus has no batch settlement, so <see cref="IMessageSource.CompletesBatchesNatively"/> is
+/// false and a <see cref="PriorityMessagePump"/> completes each message with its own call, concurrently; each call is
+/// bounded by its message's lock (<see cref="ServiceBusLeasedMessage"/>).
+/// </para>
+/// <para>
+/// Open one through <see cref="ServiceBusTransport.OpenAsync"/> (it reads the entity's lock duration where the
+/// credentials allow), or wrap a receiver you created. See <c>docs/azure-service-bus.md</c>.
+/// </para>
+/// </remarks>
+public sealed class ServiceBusMessageSource : IMessageSource, IAsyncDisposable
+{
+    /// <summary>The source's <see cref="IMessageSource.MessagingSystem"/>: OpenTelemetry's <c>messaging.system</c> for Azure Service Bus.</summary>
+    public const string MessagingSystemName = "servicebus";
+
+    private readonly ServiceBusReceiver _receiver;
+    private readonly bool _ownsReceiver;
+    private readonly ServiceBusSourceOptions _options;
+    private readonly TimeProvider _clock;
+    private volatile Exception? _fault;
+    private long _observedLockTicks = -1;
+
+    /// <summary>Wraps a receiver you created (and dispose after the source).</summary>
+    /// <param name="receiver">A peek-lock receiver of a queue or a subscription; not a session receiver.</param>
+    /// <param name="options">The options; <see langword="null"/> for the defaults. Copied and validated here. Without
+    /// <see cref="ServiceBusSourceOptions.LockDuration"/> the source does not know the lock duration before the first receive.</param>
+    /// <exception cref="ArgumentNullException"><paramref name="receiver"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="receiver"/> is in ReceiveAndDelete mode, is a session receiver, or is closed; or an option breaks its rule.</exception>
+    public ServiceBusMessageSource(ServiceBusReceiver receiver, ServiceBusSourceOptions? options = null)
+        : this(receiver, ParseEntity(receiver), (options ?? new ServiceBusSourceOptions()).LockDuration, options, ownsReceiver: false)
+    {
+    }
+
+    internal ServiceBusMessageSource(ServiceBusReceiver receiver, ServiceBusEntity entity, TimeSpan? lockDuration, ServiceBusSourceOptions? options, bool ownsReceiver)
+    {
+        ArgumentNullException.ThrowIfNull(receiver);
+        ThrowIfUnusable(receiver, entity, nameof(receiver));
+        if (receiver is ServiceBusSessionReceiver)
+        {
+            throw new ArgumentException($"The receiver of the {entity} is a session receiver: wrap it in a ServiceBusSessionMessageSource.", nameof(receiver));
+        }
+
+        _options = (options ?? new ServiceBusSourceOptions()).Clone();
+        _options.Validate();
+        _receiver = receiver;
+        _ownsReceiver = ownsReceiver;
+        _clock = _options.TimeProvider ?? TimeProvider.System;
+        Entity = entity;
+        LockDuration = lockDuration;
+    }
+
+    /// <summary>Gets the entity the source receives from.</summary>
+    public ServiceBusEntity Entity { get; }
+
+    /// <summary>Gets the receiver.</summary>
+    public ServiceBusReceiver Receiver => _receiver;
+
+    /// <summary>Gets the entity's lock duration: read from the entity, or the option; <see langword="null"/> when neither was available.</summary>
+    public TimeSpan? LockDuration { get; }
+
+    /// <summary>Gets the lock the broker gave the messages of the first receive that returned any, measured on arrival; <see langword="null"/> before.</summary>
+    public TimeSpan? ObservedLockDuration => Volatile.Read(ref _observedLockTicks) is var ticks and >= 0 ? TimeSpan.FromTicks(ticks) : null;
+
+    /// <summary>Gets the exception that stopped the source (a missing entity, missing rights, a wrong lock duration), or <see langword="null"/>.</summary>
+    public Exception? Fault => _fault;
+
+    /// <inheritdoc />
+    /// <remarks><see cref="MessagingSystemName"/>.</remarks>
+    string IMessageSource.MessagingSystem => MessagingSystemName;
+
+    /// <inheritdoc />
+    /// <remarks>The entity's path (<see cref="ServiceBusEntity.Path"/>).</remarks>
+    string? IMessageSource.DestinationName => Entity.Path;
+
+    /// <summary>Receives one message (see <see cref="ReceiveBatchAsync(int, CancellationToken)"/>).</summary>
+    /// <param name="cancellationToken">Cancels the receive before it is sent.</param>
+    /// <returns>The locked message, or <see langword="null"/> when none arrived within <see cref="ServiceBusSourceOptions.MaxWaitTime"/>.</returns>
+    /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled.</exception>
+    /// <exception cref="TransientTransportException">The broker failed in a way worth retrying.</exception>
+    /// <exception cref="InvalidOperationException">The entity does not exist, the credentials may not receive, or the lock duration is wrong (<see cref="Fault"/>).</exception>
+    public async Task<ILeasedMessage?> ReceiveAsync(CancellationToken cancellationToken = default)
+    {
+        var batch = await ReceiveBatchAsync(1, cancellationToken).ConfigureAwait(false);
+        return batch.Count > 0 ? batch[0] : null;
+    }
+
+    /// <summary>
+    /// Receives up to <paramref name="maxMessages"/> messages with one <see cref="ServiceBusReceiver.ReceiveMessagesAsync(int, TimeSpan?, CancellationToken)"/>,
+    /// waiting up to <see cref="ServiceBusSourceOptions.MaxWaitTime"/> for the first. The call itself is not canceled
+    /// (messages the broker locked for a canceled call would stay locked, unseen, until their locks ran out);
+    /// <paramref name="cancellationToken"/> is honoured before it is sent.
+    /// </summary>
+    /// <param name="maxMessages">The most messages to return; at least 1.</param>
+    /// <param name="cancellationToken">Cancels the receive before it is sent.</param>
+    /// <returns>The locked messages, in the order the broker sent them; none when none arrived within the wait.</returns>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="maxMessages"/> is zero or negative.</exception>
+    /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled.</exception>
+    /// <exception cref="TransientTransportException">The broker failed in a way worth retrying.</exception>
+    /// <exception cref="InvalidOperationException">The entity does not exist, the credentials may not receive, or the lock duration is wrong (<see cref="Fault"/>).</exception>
+    public async Task<IReadOnlyList<ILeasedMessage>> ReceiveBatchAsync(int maxMessages, CancellationToken cancellationToken = default)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(maxMessages);
+        ThrowIfFaulted();
+        cancellationToken.ThrowIfCancellationRequested();
+        IReadOnlyList<ServiceBusReceivedMessage>? received;
+        try
+        {
+            received = await _receiver.ReceiveMessagesAsync(maxMessages, _options.MaxWaitTime, CancellationToken.None).ConfigureAwait(false);
+        }
+        catch (Exception ex) when (ServiceBusErrors.TranslateReceive(ex, Entity, sessions: false, CancellationToken.None) is { } translated)
+        {
+            if (translated is InvalidOperationException)
+            {
+                _fault = translated;
+            }
+
+#pragma warning disable MA0027 // not a rethrow: the mapped exception carries ex as its inner exception
+            throw translated;
+#pragma warning restore MA0027
+        }
+
+        if (received is null || received.Count == 0)
+        {
+            return [];
+        }
+
+        var answeredAt = _clock.GetUtcNow();
+        var leased = new ILeasedMessage[received.Count];
+        for (var i = 0; i < leased.Length; i++)
+        {
+            leased[i] = new ServiceBusLeasedMessage(_receiver, received[i], Entity, _clock);
+        }
+
+        if (Interlocked.CompareExchange(ref _observedLockTicks, LockDurationCheck.Observe(received, answeredAt).Ticks, -1) == -1
+            && LockDurationCheck.Verify(LockDuration, ObservedLockDuration!.Value, _options.LockDurationTolerance, Entity) is { } wrong)
+        {
+            _fault = wrong;
+            await ReleaseAsync(leased).ConfigureAwait(false);
+            throw wrong;
+        }
+
+        return leased;
+    }
+
+    /// <summary>Closes the receiver when the source created it (through <see cref="ServiceBusTransport"/>); a receiver you passed in stays yours.</summary>
+    /// <returns>A task that completes when the receiver is closed.</returns>
+    public async ValueTask DisposeAsync()
+    {
+        if (_ownsReceiver)
+        {
+            await _receiver.DisposeAsync().ConfigureAwait(false);
+        }
+    }
+
+    /// <inheritdoc />
+    public override string ToString() => $"ServiceBusMessageSource of the {Entity}";
+
+    /// <summary>Throws when <paramref name="receiver"/> cannot lease messages: ReceiveAndDelete mode, or closed.</summary>
+    internal static void ThrowIfUnusable(ServiceBusReceiver receiver, ServiceBusEntity entity, string paramName)
+    {
+        if (receiver.ReceiveMode != ServiceBusReceiveMode.PeekLock)
+        {
+            throw new ArgumentException($"The receiver of the {entity} is in {receiver.ReceiveMode} mode: a message pump needs PeekLock, since a message deleted on receipt has no lock to renew and is lost if its handler fails.", paramName);
+        }
+
+        if (receiver.IsClosed)
+        {
+            throw new ArgumentException($"The receiver of the {entity} is closed.", paramName);
+        }
+    }
+
+    /// <summary>The entity a receiver reads, from its path (<c>queue</c> or <c>topic/Subscriptions/subscription</c>).</summary>
+    internal static ServiceBusEntity ParseEntity(ServiceBusReceiver receiver)
+    {
+        ArgumentNullException.ThrowIfNull(receiver);
+        var path = receiver.EntityPath;
+        if (string.IsNullOrWhiteSpace(path))
+        {
+            throw new ArgumentException("The receiver names no entity (its EntityPath is empty).", nameof(receiver));
+        }
+
+        var parts = path.Split('/');
+        return parts.Length == 3 && string.Equals(parts[1], "Subscriptions", StringComparison.OrdinalIgnoreCase)
+            ? ServiceBusEntity.Subscription(parts[0], parts[2])
+            : ServiceBusEntity.Queue(path);
+    }
+
+    private void ThrowIfFaulted()
+    {
+        var fault = _fault;
+        if (fault is not null)
+        {
+            throw new InvalidOperationException($"{this} has stopped: {fault.Message}", fault);
+        }
+    }
+
+    /// <summary>Abandons messages the caller will not see, all at once; failures are left to the locks' expiry.</summary>
+    private static async Task ReleaseAsync(ILeasedMessage[] messages)
+    {
+        var calls = new Task[messages.Length];
+        for (var i = 0; i < calls.Length; i++)
+        {
+            calls[i] = messages[i].AbandonAsync(CancellationToken.None);
+        }
+
+        foreach (var call in calls)
+        {
+            await call.ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
+        }
+    }
+}

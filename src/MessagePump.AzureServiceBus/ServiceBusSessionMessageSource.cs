@@ -1,0 +1,183 @@
+using Azure.Messaging.ServiceBus;
+using PriorityAsync.MessagePump.AzureServiceBus.Internal;
+
+namespace PriorityAsync.MessagePump.AzureServiceBus;
+
+/// <summary>
+/// An <see cref="IMessageSource"/> over one accepted session (a <see cref="ServiceBusSessionReceiver"/>): its messages
+/// are handed out one at a time, in the session's order, the next only once the previous one is settled or lost.
+/// The session lock is the lease: the pump's lease keeper renews it in the lease lane like a message lock (through
+/// each message's <see cref="ServiceBusLeasedMessage.RenewLockAsync"/>), and a receive renews it when no message is
+/// out. A lost session lock loses every message of the session: <see cref="IsSessionLost"/> turns true, every later
+/// operation throws <see cref="LeaseLostException"/>, and receives return nothing; accept another session.
+/// </summary>
+public sealed class ServiceBusSessionMessageSource : IMessageSource, IAsyncDisposable
+{
+    private readonly ServiceBusSessionReceiver _receiver;
+    private readonly bool _ownsReceiver;
+    private readonly ServiceBusSourceOptions _options;
+    private readonly TimeProvider _clock;
+    private readonly SessionLock _lock;
+    private volatile Exception? _fault;
+
+    /// <summary>Wraps a session receiver you accepted (and dispose after the source).</summary>
+    /// <param name="receiver">A peek-lock session receiver.</param>
+    /// <param name="options">The options; <see langword="null"/> for the defaults. Copied and validated here.</param>
+    /// <exception cref="ArgumentNullException"><paramref name="receiver"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="receiver"/> is in ReceiveAndDelete mode or closed, or an option breaks its rule.</exception>
+    public ServiceBusSessionMessageSource(ServiceBusSessionReceiver receiver, ServiceBusSourceOptions? options = null)
+        : this(receiver, ServiceBusMessageSource.ParseEntity(receiver), (options ?? new ServiceBusSourceOptions()).LockDuration, options, ownsReceiver: false)
+    {
+    }
+
+    internal ServiceBusSessionMessageSource(ServiceBusSessionReceiver receiver, ServiceBusEntity entity, TimeSpan? lockDuration, ServiceBusSourceOptions? options, bool ownsReceiver)
+    {
+        ArgumentNullException.ThrowIfNull(receiver);
+        ServiceBusMessageSource.ThrowIfUnusable(receiver, entity, nameof(receiver));
+        _options = (options ?? new ServiceBusSourceOptions()).Clone();
+        _options.Validate();
+        _receiver = receiver;
+        _ownsReceiver = ownsReceiver;
+        _clock = _options.TimeProvider ?? TimeProvider.System;
+        _lock = new SessionLock(receiver, entity);
+        Entity = entity;
+        LockDuration = lockDuration;
+    }
+
+    /// <summary>Gets the entity the session belongs to.</summary>
+    public ServiceBusEntity Entity { get; }
+
+    /// <summary>Gets the session's identifier.</summary>
+    public string SessionId => _lock.SessionId;
+
+    /// <summary>Gets when the session lock expires unless renewed.</summary>
+    public DateTimeOffset SessionLockedUntil => _lock.LockedUntil;
+
+    /// <summary>Gets whether the session lock was lost (with every message of the session).</summary>
+    public bool IsSessionLost => _lock.IsLost;
+
+    /// <summary>Gets the receiver.</summary>
+    public ServiceBusSessionReceiver Receiver => _receiver;
+
+    /// <summary>Gets the entity's lock duration (the session lock's): read from the entity, or the option; <see langword="null"/> when neither was available.</summary>
+    public TimeSpan? LockDuration { get; }
+
+    /// <summary>Gets the exception that stopped the source (a missing entity, missing rights), or <see langword="null"/>.</summary>
+    public Exception? Fault => _fault;
+
+    /// <inheritdoc />
+    /// <remarks><see cref="ServiceBusMessageSource.MessagingSystemName"/>.</remarks>
+    string IMessageSource.MessagingSystem => ServiceBusMessageSource.MessagingSystemName;
+
+    /// <inheritdoc />
+    /// <remarks>The entity's path (<see cref="ServiceBusEntity.Path"/>).</remarks>
+    string? IMessageSource.DestinationName => Entity.Path;
+
+    /// <summary>Receives the session's next message (see <see cref="ReceiveBatchAsync"/>).</summary>
+    /// <param name="cancellationToken">Cancels the wait for the previous message and the receive before it is sent.</param>
+    /// <returns>The next message, or <see langword="null"/>.</returns>
+    /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled.</exception>
+    /// <exception cref="TransientTransportException">The broker failed in a way worth retrying.</exception>
+    public async Task<ILeasedMessage?> ReceiveAsync(CancellationToken cancellationToken = default)
+    {
+        var batch = await ReceiveBatchAsync(1, cancellationToken).ConfigureAwait(false);
+        return batch.Count > 0 ? batch[0] : null;
+    }
+
+    /// <summary>
+    /// Receives the session's next message: waits (up to <see cref="ServiceBusSourceOptions.MaxWaitTime"/>) until the
+    /// previous one is settled or lost, renews the session lock when half of it or less is left, then receives one
+    /// message. At most one message, whatever <paramref name="maxMessages"/> allows: that is what keeps a session in order.
+    /// </summary>
+    /// <param name="maxMessages">The most messages the caller takes; at least 1 (one is returned at most).</param>
+    /// <param name="cancellationToken">Cancels the wait for the previous message and the receive before it is sent.</param>
+    /// <returns>The next message, or none: the previous one is still out, the session is empty for now, or the session is lost.</returns>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="maxMessages"/> is zero or negative.</exception>
+    /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled.</exception>
+    /// <exception cref="TransientTransportException">The broker failed in a way worth retrying.</exception>
+    public Task<IReadOnlyList<ILeasedMessage>> ReceiveBatchAsync(int maxMessages, CancellationToken cancellationToken = default)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(maxMessages);
+        return ReceiveNextAsync(_options.MaxWaitTime, cancellationToken);
+    }
+
+    /// <summary>Closes the session receiver (releasing the session) when the source accepted it through <see cref="ServiceBusTransport"/>.</summary>
+    /// <returns>A task that completes when the receiver is closed.</returns>
+    public async ValueTask DisposeAsync()
+    {
+        if (_ownsReceiver)
+        {
+            await _receiver.DisposeAsync().ConfigureAwait(false);
+        }
+    }
+
+    /// <inheritdoc />
+    public override string ToString() => $"ServiceBusSessionMessageSource of {_lock}";
+
+    /// <summary>Whether a message of the session is out (handed over and not yet settled or lost).</summary>
+    internal bool HasMessageOut => _lock.HasCurrent;
+
+    /// <summary>
+    /// The session's next message, waiting up to <paramref name="waitForPrevious"/> for the previous one to be settled
+    /// (zero: do not wait), then up to <see cref="ServiceBusSourceOptions.MaxWaitTime"/> for a message.
+    /// </summary>
+    internal async Task<IReadOnlyList<ILeasedMessage>> ReceiveNextAsync(TimeSpan waitForPrevious, CancellationToken cancellationToken)
+    {
+        var fault = _fault;
+        if (fault is not null)
+        {
+            throw new InvalidOperationException($"{this} has stopped: {fault.Message}", fault);
+        }
+
+        if (_lock.IsLost || !await _lock.WaitUntilIdleAsync(waitForPrevious, _clock, cancellationToken).ConfigureAwait(false) || _lock.IsLost)
+        {
+            return [];
+        }
+
+        cancellationToken.ThrowIfCancellationRequested();
+        var left = _lock.LockedUntil - _clock.GetUtcNow();
+        if (LockDuration is { } lockDuration ? left <= lockDuration / 2 : left <= _options.MaxWaitTime * 2)
+        {
+            try
+            {
+                await _lock.RenewAsync(cancellationToken).ConfigureAwait(false);
+            }
+            catch (LeaseLostException)
+            {
+                return [];
+            }
+        }
+
+        IReadOnlyList<ServiceBusReceivedMessage>? received;
+        try
+        {
+            received = await _receiver.ReceiveMessagesAsync(1, _options.MaxWaitTime, CancellationToken.None).ConfigureAwait(false);
+        }
+        catch (Exception ex) when (ServiceBusErrors.TranslateReceive(ex, Entity, sessions: true, CancellationToken.None) is { } translated)
+        {
+            switch (translated)
+            {
+                case LeaseLostException:
+                    _lock.MarkLost(translated);
+                    return [];
+                case InvalidOperationException:
+                    _fault = translated;
+                    break;
+            }
+
+#pragma warning disable MA0027 // not a rethrow: the mapped exception carries ex as its inner exception
+            throw translated;
+#pragma warning restore MA0027
+        }
+
+        if (received is null || received.Count == 0)
+        {
+            return [];
+        }
+
+        var message = new ServiceBusLeasedMessage(_receiver, received[0], Entity, _clock, _lock);
+        _lock.SetCurrent(message);
+        return [message];
+    }
+
+}

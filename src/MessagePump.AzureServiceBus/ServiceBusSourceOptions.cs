@@ -1,0 +1,76 @@
+using System.Diagnostics.CodeAnalysis;
+
+namespace PriorityAsync.MessagePump.AzureServiceBus;
+
+/// <summary>The options of a <see cref="ServiceBusMessageSource"/> or a <see cref="ServiceBusSessionMessageSource"/>.</summary>
+public sealed class ServiceBusSourceOptions
+{
+    /// <summary>The default of <see cref="MaxWaitTime"/>: 2 seconds.</summary>
+    public static readonly TimeSpan DefaultMaxWaitTime = TimeSpan.FromSeconds(2);
+
+    /// <summary>
+    /// Gets or sets the entity's lock duration. Used when the entity's own setting cannot be read (the credentials lack
+    /// the Manage right, or <see cref="ServiceBusTransportOptions.ReadEntityProperties"/> is off); when both are known
+    /// they must agree. Checked against the locks of the first receive: a value that differs from them by more than
+    /// <see cref="LockDurationTolerance"/> faults the source. <see langword="null"/> (the default): read it from the entity.
+    /// </summary>
+    public TimeSpan? LockDuration { get; set; }
+
+    /// <summary>
+    /// Gets or sets how far the lock seen at the first receive may differ from <see cref="LockDuration"/> (clock skew
+    /// between this machine and the broker, and the receive's own round trip). Default 2 seconds.
+    /// </summary>
+    public TimeSpan LockDurationTolerance { get; set; } = TimeSpan.FromSeconds(2);
+
+    /// <summary>
+    /// Gets or sets the receiver's prefetch count. Default 0, and keep it there: a prefetched message is locked by the
+    /// broker when it enters the client's buffer, its lock runs while it waits there, and nobody can renew it before the
+    /// pump sees it (azure-sdk-for-net #23704). With a prefetch count, up to that many messages are locked and waiting
+    /// on top of the pump's <see cref="MessagePumpOptions.MaxInFlight"/>; see <c>docs/azure-service-bus.md</c>.
+    /// </summary>
+    public int PrefetchCount { get; set; }
+
+    /// <summary>
+    /// Gets or sets how long one receive waits for a first message when the entity is empty. The receive call itself is
+    /// never canceled (a canceled call could leave messages locked and unseen), so a stopping pump waits up to this long
+    /// for its last receive. Default <see cref="DefaultMaxWaitTime"/>.
+    /// </summary>
+    public TimeSpan MaxWaitTime { get; set; } = DefaultMaxWaitTime;
+
+    /// <summary>
+    /// Gets or sets the clock that bounds each settlement by its lock and measures the lock seen at the first receive.
+    /// <see langword="null"/> (the default): the system clock.
+    /// </summary>
+    public TimeProvider? TimeProvider { get; set; }
+
+    /// <summary>Copies the options.</summary>
+    /// <returns>The copy.</returns>
+    public ServiceBusSourceOptions Clone() => (ServiceBusSourceOptions)MemberwiseClone();
+
+    /// <summary>Throws when an option breaks its rule.</summary>
+    /// <exception cref="ArgumentOutOfRangeException">An option is out of range; the exception names it.</exception>
+    [SuppressMessage("Usage", "MA0015:Specify the parameter name in ArgumentException", Justification = "Validate checks the options object as a whole; ParamName names the offending option property, as documented (as MessagePumpOptions.Validate does).")]
+    [SuppressMessage("Usage", "CA2208:Instantiate argument exceptions correctly", Justification = "Validate checks the options object as a whole; ParamName names the offending option property, as documented (as MessagePumpOptions.Validate does).")]
+    public void Validate()
+    {
+        if (LockDuration is { } lockDuration && lockDuration <= TimeSpan.Zero)
+        {
+            throw new ArgumentOutOfRangeException(nameof(LockDuration), lockDuration, "ServiceBusSourceOptions.LockDuration must be greater than zero (Service Bus allows 5 seconds to 5 minutes).");
+        }
+
+        if (LockDurationTolerance < TimeSpan.Zero)
+        {
+            throw new ArgumentOutOfRangeException(nameof(LockDurationTolerance), LockDurationTolerance, "ServiceBusSourceOptions.LockDurationTolerance must not be negative.");
+        }
+
+        if (PrefetchCount < 0)
+        {
+            throw new ArgumentOutOfRangeException(nameof(PrefetchCount), PrefetchCount, "ServiceBusSourceOptions.PrefetchCount must not be negative (0 turns prefetch off).");
+        }
+
+        if (MaxWaitTime <= TimeSpan.Zero)
+        {
+            throw new ArgumentOutOfRangeException(nameof(MaxWaitTime), MaxWaitTime, "ServiceBusSourceOptions.MaxWaitTime must be greater than zero.");
+        }
+    }
+}

@@ -1,0 +1,127 @@
+using Azure.Messaging.ServiceBus;
+using PriorityAsync.MessagePump.AzureServiceBus.Tests.Support;
+
+namespace PriorityAsync.MessagePump.AzureServiceBus.Tests.Transport;
+
+/// <summary>Batch receive, the lock-duration check at the first receive, and receive failures, on a receiver fake.</summary>
+public sealed class ReceiveTests
+{
+    private readonly VirtualTimeProvider _clock = new(new DateTimeOffset(2026, 1, 1, 0, 0, 0, TimeSpan.Zero));
+    private readonly FakeReceiver _receiver = new();
+
+    [Fact]
+    public async Task A_batch_receive_asks_the_SDK_for_the_pump_s_count_with_the_wait_and_never_cancels_the_call()
+    {
+        _receiver.Enqueue(Received("a"), Received("b"));
+        var source = Source(new ServiceBusSourceOptions { MaxWaitTime = TimeSpan.FromMilliseconds(700) });
+        using var stop = new CancellationTokenSource();
+
+        var batch = await source.ReceiveBatchAsync(7, stop.Token);
+
+        batch.Select(m => m.MessageId).Should().Equal("a", "b");
+        _receiver.Receives.Should().Equal((7, TimeSpan.FromMilliseconds(700)));
+        _receiver.ReceiveTokens.Should().Equal(CancellationToken.None);
+    }
+
+    [Fact]
+    public async Task An_empty_receive_is_an_empty_list_and_a_canceled_one_is_not_sent()
+    {
+        var source = Source();
+        using var stop = new CancellationTokenSource();
+        await stop.CancelAsync();
+
+        (await source.ReceiveBatchAsync(3)).Should().BeEmpty();
+        (await source.ReceiveAsync()).Should().BeNull();
+        await source.Invoking(s => s.ReceiveBatchAsync(3, stop.Token)).Should().ThrowAsync<OperationCanceledException>();
+        _receiver.Receives.Should().HaveCount(2);
+        await source.Invoking(s => s.ReceiveBatchAsync(0)).Should().ThrowAsync<ArgumentOutOfRangeException>();
+    }
+
+    [Fact]
+    public async Task A_transient_receive_failure_is_TransientTransportException_and_the_next_receive_works()
+    {
+        _receiver.EnqueueFailure(new ServiceBusException("busy", ServiceBusFailureReason.ServiceBusy));
+        _receiver.Enqueue(Received("a"));
+        var source = Source();
+
+        await source.Invoking(s => s.ReceiveBatchAsync(1)).Should().ThrowAsync<TransientTransportException>();
+        (await source.ReceiveBatchAsync(1)).Should().ContainSingle();
+        source.Fault.Should().BeNull();
+    }
+
+    [Fact]
+    public async Task A_missing_entity_stops_the_source_with_an_exception_naming_it()
+    {
+        _receiver.EnqueueFailure(new ServiceBusException("not found", ServiceBusFailureReason.MessagingEntityNotFound));
+        var source = Source();
+
+        (await source.Invoking(s => s.ReceiveBatchAsync(1)).Should().ThrowAsync<InvalidOperationException>()).Which.Message.Should().Contain("queue 'orders'");
+        (await source.Invoking(s => s.ReceiveBatchAsync(1)).Should().ThrowAsync<InvalidOperationException>()).Which.Message.Should().Contain("has stopped");
+        _receiver.Receives.Should().HaveCount(1);
+    }
+
+    [Fact]
+    public async Task Missing_rights_stop_the_source_with_an_exception_naming_the_entity_and_the_right()
+    {
+        _receiver.EnqueueFailure(new UnauthorizedAccessException("no Listen claim"));
+        var source = Source();
+
+        (await source.Invoking(s => s.ReceiveBatchAsync(1)).Should().ThrowAsync<InvalidOperationException>()).Which.Message.Should().Contain("queue 'orders'").And.Contain("Listen");
+    }
+
+    [Fact]
+    public async Task A_lock_duration_that_matches_the_first_receive_is_kept()
+    {
+        _receiver.Enqueue(Received("a", TimeSpan.FromSeconds(29)), Received("b", TimeSpan.FromSeconds(30)));
+        var source = Source(new ServiceBusSourceOptions { LockDuration = TimeSpan.FromSeconds(31) });
+
+        (await source.ReceiveBatchAsync(2)).Should().HaveCount(2);
+
+        source.ObservedLockDuration.Should().Be(TimeSpan.FromSeconds(30));
+        ((IMessageSource)source).LockDuration.Should().Be(TimeSpan.FromSeconds(31));
+    }
+
+    [Theory]
+    [InlineData(60, 30)]
+    [InlineData(10, 30)]
+    public async Task A_wrong_lock_duration_is_caught_at_the_first_receive_and_its_messages_are_released(int configuredSeconds, int brokerSeconds)
+    {
+        _receiver.Enqueue(Received("a", TimeSpan.FromSeconds(brokerSeconds)), Received("b", TimeSpan.FromSeconds(brokerSeconds)));
+        var source = Source(new ServiceBusSourceOptions { LockDuration = TimeSpan.FromSeconds(configuredSeconds) });
+
+        (await source.Invoking(s => s.ReceiveBatchAsync(2)).Should().ThrowAsync<InvalidOperationException>())
+            .Which.Message.Should().Contain("is wrong").And.Contain("ServiceBusSourceOptions.LockDuration");
+
+        _receiver.Calls.Count(c => c == "abandon").Should().Be(2);
+        source.Fault.Should().NotBeNull();
+        await source.Invoking(s => s.ReceiveBatchAsync(2)).Should().ThrowAsync<InvalidOperationException>();
+    }
+
+    [Fact]
+    public async Task Without_a_lock_duration_the_first_receive_only_observes_it()
+    {
+        _receiver.Enqueue(Received("a", TimeSpan.FromSeconds(45)));
+        var source = Source();
+
+        (await source.ReceiveBatchAsync(1)).Should().ContainSingle();
+
+        ((IMessageSource)source).LockDuration.Should().BeNull();
+        source.ObservedLockDuration.Should().Be(TimeSpan.FromSeconds(45));
+    }
+
+    [Fact]
+    public void Completions_are_single_calls_so_the_pump_sends_them_concurrently()
+    {
+        ((IMessageSource)Source()).CompletesBatchesNatively.Should().BeFalse();
+    }
+
+    private ServiceBusMessageSource Source(ServiceBusSourceOptions? options = null)
+    {
+        options ??= new ServiceBusSourceOptions();
+        options.TimeProvider = _clock;
+        return new ServiceBusMessageSource(_receiver, options);
+    }
+
+    private ServiceBusReceivedMessage Received(string id, TimeSpan? lockFor = null) =>
+        Messages.Received(id, _clock.GetUtcNow() + (lockFor ?? TimeSpan.FromSeconds(30)));
+}
