@@ -86,11 +86,11 @@ internal sealed class LeaseSchedule
 
     /// <summary>
     /// Takes, from the first, the leases that may be renewed at <paramref name="nowTicks"/> (their
-    /// <see cref="MessageContext.RenewEarliestTicks"/> has come), at most <paramref name="max"/>, into <paramref name="into"/>.
+    /// <see cref="MessageContext.RenewEarliestTicks"/> or its due time has come), at most <paramref name="max"/>, into <paramref name="into"/>.
     /// </summary>
     public void TakeDue(long nowTicks, int max, List<MessageContext> into)
     {
-        while (_first is { } first && first.RenewEarliestTicks <= nowTicks && into.Count < max)
+        while (_first is { } first && (first.RenewEarliestTicks <= nowTicks || first.RenewDueTicks <= nowTicks) && into.Count < max)
         {
             Remove(first);
             into.Add(first);

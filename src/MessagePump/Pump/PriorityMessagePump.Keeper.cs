@@ -38,8 +38,10 @@ public sealed partial class PriorityMessagePump
                     return;
                 }
 
+                // A lease due within a millisecond is due now: clocks and timers work in whole milliseconds, and a timer
+                // that fires a fraction of one early must not send the keeper back to sleep for the rest.
                 var now = TimeProvider.GetUtcNow().UtcTicks;
-                _schedule.TakeDue(now, _options.MaxBatchSize, due);
+                _schedule.TakeDue(now + TimeSpan.TicksPerMillisecond, _options.MaxBatchSize, due);
                 if (due.Count == 0)
                 {
                     wake = _keeperWake = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
