@@ -1,12 +1,15 @@
 using BenchmarkDotNet.Running;
+using PriorityAsync.Benchmarks.Allocations;
 using PriorityAsync.Benchmarks.Dispatch;
 using PriorityAsync.Benchmarks.Infrastructure;
 using PriorityAsync.Benchmarks.LeaseLatency;
 using PriorityAsync.Benchmarks.Pump;
+using PriorityAsync.Benchmarks.RenewalLoad;
 
 // `lease-latency [--smoke]` runs the real-time lease-latency harness, `lease-latency-reserved [--smoke]` its
 // reserved-capacity cells, `pump-throughput [--smoke]` the pump against a broker with latency, `dispatch-cpu-time [--smoke]` the CPU-time
-// dispatch probe; anything else goes to BenchmarkDotNet.
+// dispatch probe, `renewal-load [--smoke] [--seed N]` the renew calls per second at 1 000 and 10 000 in flight,
+// `pump-allocations [--messages N]` the pump's bytes per message and a sampling allocation profile; anything else goes to BenchmarkDotNet.
 if (args.Length > 0 && args[0] == "lease-latency")
 {
     return LeaseLatencyHarness.Run(args[1..]);
@@ -20,6 +23,16 @@ if (args.Length > 0 && args[0] == "lease-latency-reserved")
 if (args.Length > 0 && args[0] == "pump-throughput")
 {
     return PumpThroughputHarness.Run(args[1..]);
+}
+
+if (args.Length > 0 && args[0] == "renewal-load")
+{
+    return RenewalLoadHarness.Run(args[1..]);
+}
+
+if (args.Length > 0 && args[0] == "pump-allocations")
+{
+    return PumpAllocationsHarness.Run(args[1..]);
 }
 
 if (args.Length > 0 && args[0] == "dispatch-cpu-time")

@@ -152,7 +152,7 @@ public sealed class PostgreSqlLeasedMessage : ILeasedMessage
         command.Parameters.Add(new NpgsqlParameter<Guid>("token", LockToken));
     }
 
-    private void SetLockedUntil(DateTimeOffset server, DateTimeOffset local)
+    internal void SetLockedUntil(DateTimeOffset server, DateTimeOffset local)
     {
         Volatile.Write(ref _serverLockedUntilTicks, server.UtcTicks);
         Volatile.Write(ref _lockedUntilTicks, local.UtcTicks);

@@ -47,6 +47,10 @@ public sealed partial class PostgreSqlQueue : IMessageSource
     bool IMessageSource.CompletesBatchesNatively => true;
 
     /// <inheritdoc />
+    /// <remarks>True: <see cref="RenewBatchAsync"/> is one statement.</remarks>
+    bool IMessageSource.RenewsBatchesNatively => true;
+
+    /// <inheritdoc />
     /// <remarks><see cref="MessagingSystemName"/>.</remarks>
     string IMessageSource.MessagingSystem => MessagingSystemName;
 

@@ -132,6 +132,20 @@ internal static class Sql
         RETURNING m.locked_until, m.locked_until - clock_timestamp() AS remaining
         """;
 
+    /// <summary>
+    /// Extends, in one statement, the lock of every message whose pair in (@ids bigint[], @tokens uuid[]) holds its
+    /// unexpired lock (the guard of <see cref="Renew"/>, row by row: each row is fenced by its own lock token) by its
+    /// queue's lock duration from now; returns the id, token, new <c>locked_until</c> and the time left of each row renewed.
+    /// </summary>
+    /// <remarks>The arrays are read through sub-selects, as in <see cref="CompleteBatch"/>, so that the plan probes the primary key once per pair.</remarks>
+    public const string RenewBatch = """
+        UPDATE priorityasync.messages m
+        SET locked_until = clock_timestamp() + q.lock_duration
+        FROM unnest((SELECT @ids::bigint[]), (SELECT @tokens::uuid[])) AS t (id, lock_token), priorityasync.queues q
+        WHERE m.id = t.id AND m.lock_token = t.lock_token AND m.locked_until > clock_timestamp() AND q.name = m.queue
+        RETURNING m.id, m.lock_token, m.locked_until, m.locked_until - clock_timestamp() AS remaining
+        """;
+
     /// <summary>Deletes message @id if @token holds its unexpired lock.</summary>
     public const string Complete = """
         DELETE FROM priorityasync.messages

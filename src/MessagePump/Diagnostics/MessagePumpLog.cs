@@ -52,4 +52,7 @@ internal static partial class MessagePumpLog
 
     [LoggerMessage(33, LogLevel.Error, "Message pump {Pump}: the transport broke its contract; the messages it returned are processed.")]
     public static partial void TransportContractBroken(ILogger logger, Exception exception, string pump);
+
+    [LoggerMessage(34, LogLevel.Error, "Message pump {Pump}: the transport's batch renewal broke its contract; the leases it answered wrongly are renewed alone.")]
+    public static partial void BatchRenewalBroken(ILogger logger, Exception exception, string pump);
 }

@@ -31,6 +31,33 @@ public sealed partial class InMemoryQueue
         return AfterLatencyAsync(static a => (IReadOnlyList<Exception?>)a.Queue.CompleteMany(a.Tokens), (Queue: this, Tokens: tokens), cancellationToken);
     }
 
+    /// <summary>
+    /// Renews the lease of every message of <paramref name="messages"/> in one call: one latency for the whole batch, and
+    /// an injected transient fault (<see cref="InMemoryQueueOptions.RenewFailureRate"/>) fails the whole call (nothing renewed).
+    /// </summary>
+    /// <param name="messages">Messages received from this queue; at least one.</param>
+    /// <param name="cancellationToken">Cancels the call.</param>
+    /// <returns>
+    /// One entry per message, in order: renewed until now plus the lock duration (as each message's
+    /// <see cref="ILeasedMessage.LockedUntil"/> now reports), or a <see cref="LeaseLostException"/> when its lock had
+    /// expired or it was settled.
+    /// </returns>
+    /// <exception cref="ArgumentNullException"><paramref name="messages"/> or one of its items is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="messages"/> is empty or holds a message of another queue.</exception>
+    public Task<IReadOnlyList<LeaseRenewal>> RenewBatchAsync(IReadOnlyList<ILeasedMessage> messages, CancellationToken cancellationToken = default)
+    {
+        MessageSourceDefaults.ThrowIfInvalidBatch(messages, "renew");
+        var own = new InMemoryMessage[messages.Count];
+        for (var i = 0; i < own.Length; i++)
+        {
+            own[i] = messages[i] is InMemoryMessage message && message.Queue == this
+                ? message
+                : throw new ArgumentException($"The message at index {i} ({messages[i]}) was not received from {this}.", nameof(messages));
+        }
+
+        return AfterLatencyAsync(static a => (IReadOnlyList<LeaseRenewal>)a.Queue.RenewMany(a.Messages), (Queue: this, Messages: own), cancellationToken);
+    }
+
     internal Task AbandonAsync(Guid lockToken, CancellationToken cancellationToken) =>
         AfterLatencyAsync(static a => a.Queue.Abandon(a.LockToken), (Queue: this, LockToken: lockToken), cancellationToken);
 
@@ -41,12 +68,42 @@ public sealed partial class InMemoryQueue
     {
         lock (_gate)
         {
+            _renewCalls++;
             ThrowIfInjectedFault(_options.RenewFailureRate, "renew");
             var entry = TakeValidLockLocked(message.LockToken, "renew");
             entry.LockedUntil = TimeProvider.GetUtcNow() + _options.LockDuration;
             message.SetLockedUntil(entry.LockedUntil);
             _renewals++;
             return entry.LockedUntil;
+        }
+    }
+
+    private LeaseRenewal[] RenewMany(InMemoryMessage[] messages)
+    {
+        lock (_gate)
+        {
+            _renewCalls++;
+            ThrowIfInjectedFault(_options.RenewFailureRate, "renew");
+            var now = TimeProvider.GetUtcNow();
+            ExpireLocksLocked(now);
+            var outcomes = new LeaseRenewal[messages.Length];
+            for (var i = 0; i < messages.Length; i++)
+            {
+                if (_locked.TryGetValue(messages[i].LockToken, out var entry))
+                {
+                    entry.LockedUntil = now + _options.LockDuration;
+                    messages[i].SetLockedUntil(entry.LockedUntil);
+                    _renewals++;
+                    outcomes[i] = LeaseRenewal.Renewed(entry.LockedUntil);
+                }
+                else
+                {
+                    _leaseLostErrors++;
+                    outcomes[i] = LeaseRenewal.Failed(LockLost(messages[i].LockToken, "renew"));
+                }
+            }
+
+            return outcomes;
         }
     }
 

@@ -41,8 +41,14 @@ public sealed record InMemoryQueueStatistics
     /// <summary>Gets how many renew or settle calls failed with <see cref="LeaseLostException"/>.</summary>
     public long LeaseLostErrors { get; init; }
 
-    /// <summary>Gets how many renewals succeeded.</summary>
+    /// <summary>Gets how many renewals succeeded (leases renewed, whether by single or batch calls).</summary>
     public long Renewals { get; init; }
+
+    /// <summary>
+    /// Gets how many renew calls reached the queue, failed ones included: a single renewal and a batch renewal
+    /// (<see cref="InMemoryQueue.RenewBatchAsync"/>) are one call each, whatever the batch holds.
+    /// </summary>
+    public long RenewCalls { get; init; }
 
     /// <summary>Gets how many calls failed with an injected <see cref="TransientTransportException"/>.</summary>
     public long TransientFaults { get; init; }

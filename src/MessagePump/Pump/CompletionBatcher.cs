@@ -157,17 +157,16 @@ internal sealed class CompletionBatcher
     }
 
     /// <summary>One message waiting for its complete call.</summary>
-    private sealed class Pending : IDisposable
+    private sealed class Pending : IDisposable, ISettleAbortListener
     {
         private readonly TaskCompletionSource<Exception?> _outcome = new();
-        private readonly CancellationTokenRegistration _abort;
         private readonly CompletionBatcher _batcher;
 
         public Pending(CompletionBatcher batcher, MessageContext context)
         {
             _batcher = batcher;
             Context = context;
-            _abort = context.SettleAbortToken.UnsafeRegister(static (s, token) => ((Pending)s!).OnAbort(token), this);
+            context.ListenForSettleAbort(this); // no token registration per message: the context tells us directly
         }
 
         public MessageContext Context { get; }
@@ -180,9 +179,9 @@ internal sealed class CompletionBatcher
 
         public void TrySet(Exception? outcome) => _outcome.TrySetResult(outcome);
 
-        public void Dispose() => _abort.Dispose();
+        public void Dispose() => Context.ListenForSettleAbort(null);
 
-        private void OnAbort(CancellationToken token)
+        public void OnSettleAbort(CancellationToken token)
         {
             if (!_outcome.TrySetResult(new OperationCanceledException("The settlement was aborted: the lock expired with renewals stopped.", token)))
             {

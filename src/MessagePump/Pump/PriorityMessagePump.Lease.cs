@@ -5,39 +5,6 @@ public sealed partial class PriorityMessagePump
     private static readonly TimeSpan MaxDefaultRenewalBuffer = TimeSpan.FromSeconds(10);
     private static readonly TimeSpan MinRetryDelay = TimeSpan.FromMilliseconds(1);
 
-    /// <summary>Renews the message's lease until it is finished or lost; runs in the lease lane.</summary>
-    private async Task KeepLeaseAsync(MessageContext context)
-    {
-        var token = context.LeaseToken;
-        try
-        {
-            while (!token.IsCancellationRequested)
-            {
-                var remaining = context.Message.LockedUntil - TimeProvider.GetUtcNow();
-                var wait = remaining - RenewalBuffer(remaining);
-                if (wait > TimeSpan.Zero)
-                {
-                    // Settling the message cancels this wait for every message: end quietly rather than through an
-                    // OperationCanceledException per message, which dominated the pump's per-message cost.
-                    await PauseAsync(wait, token);
-                    if (token.IsCancellationRequested)
-                    {
-                        return;
-                    }
-                }
-
-                if (!await RenewAsync(context, token))
-                {
-                    return;
-                }
-            }
-        }
-        catch (OperationCanceledException) when (token.IsCancellationRequested)
-        {
-            // The message is finished.
-        }
-    }
-
     /// <summary>
     /// How much lock time may remain at renewal: the option when set, otherwise min(half of the remaining lock, 10 s) —
     /// Azure Service Bus's rule — and in both cases at least three times the worst renew round trip observed lately
@@ -56,11 +23,16 @@ public sealed partial class PriorityMessagePump
         return byRoundTrip > rule ? byRoundTrip : rule;
     }
 
-    /// <summary>Renews once, retrying transient failures while the lock lasts; false when the lease is lost.</summary>
+    /// <summary>Renews once alone, retrying transient failures while the lock lasts; false when the lease is lost or no longer kept.</summary>
     private async Task<bool> RenewAsync(MessageContext context, CancellationToken token)
     {
         while (true)
         {
+            if (!context.IsRenewable)
+            {
+                return false; // settled (or the pump stopped renewing it) while a retry waited
+            }
+
             var slack = context.Message.LockedUntil - TimeProvider.GetUtcNow();
             var sent = TimeProvider.GetTimestamp();
             try
@@ -68,10 +40,7 @@ public sealed partial class PriorityMessagePump
                 await context.Message.RenewLockAsync(token);
                 var roundTrip = TimeProvider.GetElapsedTime(sent);
                 _renewRoundTrips.Record(roundTrip);
-                Interlocked.Increment(ref _renewals);
-                context.CountRenewal();
-                _telemetry.Renewed(slack, roundTrip);
-                MessagePumpLog.Renewed(_logger, Name, context.Message.MessageId, slack);
+                CountRenewed(context, slack, roundTrip);
                 return true;
             }
             catch (OperationCanceledException) when (token.IsCancellationRequested)

@@ -64,7 +64,7 @@ public sealed partial class PriorityMessagePump
             if (settlement == Settlement.Complete && _completions is { } batcher)
             {
                 var outcome = await batcher.CompleteAsync(context);
-                if (IsAnswerAboutTheMessage(outcome, context.SettleAbortToken))
+                if (IsAnswerAboutTheMessage(outcome, context.IsSettleAborted))
                 {
                     if (ApplySettleOutcome(context, settlement, reason, outcome) is { } settled)
                     {
@@ -95,10 +95,10 @@ public sealed partial class PriorityMessagePump
     /// the lock's expiry, or transient), which <see cref="ApplySettleOutcome"/> applies like a single call's; anything
     /// else means the batch call itself broke, and the message is retried alone.
     /// </summary>
-    private static bool IsAnswerAboutTheMessage(Exception? outcome, CancellationToken abort) => outcome switch
+    private static bool IsAnswerAboutTheMessage(Exception? outcome, bool aborted) => outcome switch
     {
         null or LeaseLostException or TransientTransportException => true,
-        OperationCanceledException => abort.IsCancellationRequested,
+        OperationCanceledException => aborted,
         _ => false,
     };
 
@@ -117,7 +117,7 @@ public sealed partial class PriorityMessagePump
             case null:
                 CountSettled(context, settlement, reason);
                 return true;
-            case OperationCanceledException when context.SettleAbortToken.IsCancellationRequested:
+            case OperationCanceledException when context.IsSettleAborted:
             case LeaseLostException:
                 // Lost, or the lock expired while the call was unanswered: the broker holds nothing for this delivery.
                 OnLeaseLost(context, outcome, OperationName(settlement), byLeaseKeeper: false);
@@ -205,7 +205,7 @@ public sealed partial class PriorityMessagePump
     }
 
     /// <summary>
-    /// Stops the lease keeper, frees the slot and wakes the receive loop. Called once the message is settled (by the
+    /// Drops the message's lease from the keeper's schedule, frees the slot and wakes the receive loop. Called once the message is settled (by the
     /// handler's path, or by the stop path for a handler still running); only the first call counts.
     /// </summary>
     private void Finish(MessageContext context)
@@ -214,6 +214,7 @@ public sealed partial class PriorityMessagePump
         bool removed;
         lock (_gate)
         {
+            _schedule.Remove(context); // the lease is dropped the moment the message is settled
             removed = _inFlight.Remove(context);
             SignalCapacityLocked();
         }

@@ -140,10 +140,11 @@ public sealed partial class PriorityMessagePump
         _capacityWaiter = null;
     }
 
-    /// <summary>Registers a received message and starts its lease keeper and its handler.</summary>
+    /// <summary>Registers a received message, puts its lease in the keeper's schedule and starts its handler.</summary>
     private void Start(ILeasedMessage message)
     {
         var context = new MessageContext(this, message);
+        TaskCompletionSource? wakeKeeper;
         lock (_gate)
         {
             _inFlight.Add(context);
@@ -151,12 +152,14 @@ public sealed partial class PriorityMessagePump
             {
                 Volatile.Write(ref _peakInFlight, _inFlight.Count);
             }
+
+            wakeKeeper = ScheduleLocked(context);
         }
 
+        wakeKeeper?.TrySetResult();
         Interlocked.Increment(ref _received);
         _telemetry.Received();
         MessagePumpLog.Received(_logger, Name, message.MessageId, message.DeliveryCount, message.LockedUntil);
-        _ = LeaseLane.Run(() => KeepLeaseAsync(context));
         _ = ProcessingLane.Run(() => ProcessAsync(context));
     }
 

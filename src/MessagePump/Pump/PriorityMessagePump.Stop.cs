@@ -60,6 +60,7 @@ public sealed partial class PriorityMessagePump
             await LaneTasks.WhenAllAsync(settlements.ToArray());
         }
 
+        await StopKeeperAsync();
         lock (_gate)
         {
             _state = State.Stopped;
@@ -79,7 +80,7 @@ public sealed partial class PriorityMessagePump
     /// </summary>
     private async Task SettleAtStopAsync(MessageContext context)
     {
-        context.StopRenewing();
+        StopRenewing(context);
         var settlement = context.TryClaim() ? AbandonAtStopAsync(context) : context.SettleEnded;
         while (!settlement.IsCompleted)
         {

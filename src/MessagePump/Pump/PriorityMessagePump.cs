@@ -4,8 +4,8 @@ using Microsoft.Extensions.Logging.Abstractions;
 namespace PriorityAsync.MessagePump;
 
 /// <summary>
-/// A lease-aware message consumer on the lanes of a <see cref="PriorityScheduler"/>: each message's lease is renewed
-/// in the lease lane ahead of everything else, its handler runs in the processing lane, and new messages are received
+/// A lease-aware message consumer on the lanes of a <see cref="PriorityScheduler"/>: the leases in flight are renewed
+/// by one keeper in the lease lane ahead of everything else, those that fall due together in one call; each handler runs in the processing lane, and new messages are received
 /// in the receive lane only when nothing more urgent is ready (spare capacity), in batches sized to the broker's round
 /// trip, and never more than <see cref="MaxInFlight"/> at once.
 /// </summary>
@@ -76,6 +76,7 @@ public sealed partial class PriorityMessagePump : IAsyncDisposable
             ?? (int)Math.Min(int.MaxValue, (long)Math.Max(1, ProcessingLane.TaskScheduler.MaximumConcurrencyLevel) * MessagePumpOptions.DefaultInFlightPerWorker);
         _admission = new ReceiveAdmission(_options.MaxBatchSize);
         _telemetry = new PumpTelemetry(_options.Name, source, PumpInstruments.For(_options.MeterFactory));
+        _renewsBatchesNatively = source.RenewsBatchesNatively;
         _completions = _options.MaxBatchSize > 1 && source.CompletesBatchesNatively ? new CompletionBatcher(source, _options.MaxBatchSize, ex => MessagePumpLog.TransportContractBroken(_logger, ex, Name)) : null;
     }
 
@@ -125,6 +126,7 @@ public sealed partial class PriorityMessagePump : IAsyncDisposable
 
             var token = _receiveCancellation.Token;
             _receiveLoop = ReceiveLane.Run(() => ReceiveLoopAsync(token)); // throws, unwrapped, on a stopped scheduler
+            StartKeeper();
             _state = State.Running;
         }
 
@@ -173,6 +175,7 @@ public sealed partial class PriorityMessagePump : IAsyncDisposable
 
         await StopAsync();
         _receiveCancellation.Dispose();
+        _keeperStop.Dispose();
     }
 
     /// <inheritdoc />

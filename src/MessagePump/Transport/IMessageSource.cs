@@ -12,8 +12,8 @@ namespace PriorityAsync.MessagePump;
 /// </para>
 /// <para>
 /// A broker that can receive or complete many messages in one round trip overrides <see cref="ReceiveBatchAsync"/>
-/// and <see cref="CompleteBatchAsync"/>; their default implementations use the single-message calls, so an adapter
-/// that has only those works unchanged.
+/// , <see cref="CompleteBatchAsync"/> and <see cref="RenewBatchAsync"/>; their default implementations use the
+/// single-message calls, so an adapter that has only those works unchanged.
 /// </para>
 /// </remarks>
 public interface IMessageSource
@@ -28,6 +28,13 @@ public interface IMessageSource
     /// a <see cref="PriorityMessagePump"/> completes each message with its own call instead.
     /// </summary>
     bool CompletesBatchesNatively => false;
+
+    /// <summary>
+    /// Gets whether <see cref="RenewBatchAsync"/> renews a batch in one broker call. <see langword="false"/> (the
+    /// default) for a source with single renewals only: a <see cref="PriorityMessagePump"/> then still renews the leases
+    /// that fall due together in one <see cref="RenewBatchAsync"/>, which issues their single renewals concurrently.
+    /// </summary>
+    bool RenewsBatchesNatively => false;
 
     /// <summary>
     /// Gets the messaging system the source reads from, as OpenTelemetry's <c>messaging.system</c> attribute names it
@@ -88,5 +95,30 @@ public interface IMessageSource
     {
         MessageSourceDefaults.ThrowIfInvalidBatch(messages);
         return MessageSourceDefaults.CompleteEachAsync(messages, cancellationToken);
+    }
+
+    /// <summary>
+    /// Renews the lease of every message of <paramref name="messages"/> by the queue's lock duration from now, in one call
+    /// where the broker can. Each message's <see cref="ILeasedMessage.LockedUntil"/> is updated as by
+    /// <see cref="ILeasedMessage.RenewLockAsync"/>.
+    /// </summary>
+    /// <param name="messages">Messages received from this source, each still locked by the caller; at least one.</param>
+    /// <param name="cancellationToken">Cancels the call.</param>
+    /// <returns>
+    /// One <see cref="LeaseRenewal"/> per message, in the same order: renewed with its new expiry, or the failure of
+    /// that message alone (<see cref="LeaseRenewal.Failure"/>). The default implementation issues every message's
+    /// <see cref="ILeasedMessage.RenewLockAsync"/> at once and collects the outcomes: one broker call per message, sent
+    /// concurrently.
+    /// </returns>
+    /// <exception cref="ArgumentNullException"><paramref name="messages"/> or one of its items is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="messages"/> is empty.</exception>
+    /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled.</exception>
+    /// <exception cref="TransientTransportException">
+    /// The whole call failed in a way worth retrying: no lease of the batch was renewed by it.
+    /// </exception>
+    Task<IReadOnlyList<LeaseRenewal>> RenewBatchAsync(IReadOnlyList<ILeasedMessage> messages, CancellationToken cancellationToken = default)
+    {
+        MessageSourceDefaults.ThrowIfInvalidBatch(messages, "renew");
+        return MessageSourceDefaults.RenewEachAsync(messages, cancellationToken);
     }
 }

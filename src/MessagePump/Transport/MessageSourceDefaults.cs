@@ -11,12 +11,12 @@ internal static class MessageSourceDefaults
     }
 
     /// <summary>Throws when a batch to settle is null, empty or holds a null message.</summary>
-    public static void ThrowIfInvalidBatch(IReadOnlyList<ILeasedMessage> messages, string paramName = "messages")
+    public static void ThrowIfInvalidBatch(IReadOnlyList<ILeasedMessage> messages, string operation = "settle", string paramName = "messages")
     {
         ArgumentNullException.ThrowIfNull(messages, paramName);
         if (messages.Count == 0)
         {
-            throw new ArgumentException("A batch to settle must hold at least one message.", paramName);
+            throw new ArgumentException($"A batch to {operation} must hold at least one message.", paramName);
         }
 
         for (var i = 0; i < messages.Count; i++)
@@ -44,7 +44,7 @@ internal static class MessageSourceDefaults
         for (var i = 0; i < calls.Length; i++)
         {
             await calls[i].ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing | ConfigureAwaitOptions.ContinueOnCapturedContext);
-            outcomes[i] = calls[i].IsCompletedSuccessfully ? null : Unwrap(calls[i]);
+            outcomes[i] = calls[i].IsCompletedSuccessfully ? null : Unwrap(calls[i], "complete");
         }
 
         return outcomes;
@@ -62,6 +62,40 @@ internal static class MessageSourceDefaults
         }
     }
 
-    private static Exception Unwrap(Task failed) =>
-        failed.Exception?.InnerException ?? new OperationCanceledException("The complete call was canceled.");
+    private static Exception Unwrap(Task failed, string operation) =>
+        failed.Exception?.InnerException ?? new OperationCanceledException($"The {operation} call was canceled.");
+
+    /// <summary>
+    /// Issues every message's <see cref="ILeasedMessage.RenewLockAsync"/> at once, then collects each outcome in order
+    /// (awaiting each task in turn, as <see cref="CompleteEachAsync"/> does).
+    /// </summary>
+    public static async Task<IReadOnlyList<LeaseRenewal>> RenewEachAsync(IReadOnlyList<ILeasedMessage> messages, CancellationToken cancellationToken)
+    {
+        var calls = new Task<DateTimeOffset>[messages.Count];
+        for (var i = 0; i < calls.Length; i++)
+        {
+            calls[i] = StartRenewAsync(messages[i], cancellationToken);
+        }
+
+        var outcomes = new LeaseRenewal[calls.Length];
+        for (var i = 0; i < calls.Length; i++)
+        {
+            await ((Task)calls[i]).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing | ConfigureAwaitOptions.ContinueOnCapturedContext);
+            outcomes[i] = calls[i].IsCompletedSuccessfully ? LeaseRenewal.Renewed(await calls[i]) : LeaseRenewal.Failed(Unwrap(calls[i], "renew"));
+        }
+
+        return outcomes;
+    }
+
+    private static Task<DateTimeOffset> StartRenewAsync(ILeasedMessage message, CancellationToken cancellationToken)
+    {
+        try
+        {
+            return message.RenewLockAsync(cancellationToken);
+        }
+        catch (Exception ex)
+        {
+            return Task.FromException<DateTimeOffset>(ex);
+        }
+    }
 }
