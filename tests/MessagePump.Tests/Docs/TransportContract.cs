@@ -12,10 +12,12 @@ public interface IMessageSource
 
     // Batches, with default implementations over the single calls (override where the broker has them):
     bool CompletesBatchesNatively => false;              // true: CompleteBatchAsync is one broker call
+    bool RenewsBatchesNatively => false;                 // true: RenewBatchAsync is one broker call
     string MessagingSystem => "unknown";                 // OpenTelemetry messaging.system, e.g. "servicebus"
     string? DestinationName => null;                     // messaging.destination.name: the queue's name
     Task<IReadOnlyList<ILeasedMessage>> ReceiveBatchAsync(int maxMessages, CancellationToken cancellationToken = default);
     Task<IReadOnlyList<Exception?>> CompleteBatchAsync(IReadOnlyList<ILeasedMessage> messages, CancellationToken cancellationToken = default);
+    Task<IReadOnlyList<LeaseRenewal>> RenewBatchAsync(IReadOnlyList<ILeasedMessage> messages, CancellationToken cancellationToken = default);
 }
 
 public interface ILeasedMessage
