@@ -2,6 +2,10 @@
 # Proves a user can install the packages: packs the four shipped packages into artifacts/consumer-feed, checks what
 # each contains, then builds and runs tests/PackageConsumer (a console app outside PriorityAsync.sln, restoring from
 # that folder plus the default package sources: its nuget.config) and publishes it with NativeAOT and runs the binary.
+# Then the docs (docs/index.md, "Code samples"): README.md's first C# block becomes the Program.cs of a new console
+# app (dotnet new console, in a temporary folder) on the PriorityAsync package, is built with warnings as errors and
+# run, and must print the output README.md shows under it; and tests/DocsCompile compiles every C# block of README.md
+# and docs/*.md against the packages, runs the whole programs and checks the excerpts against their files.
 #
 #   .ci/consumer.sh          # called by .ci/run after the tests; runs alone too (only the .NET SDK needed, plus clang)
 #
@@ -24,7 +28,10 @@ suffix="consumer.$(date -u +%Y%m%d%H%M%S).$$"
 version="$prefix-$suffix"
 global_packages="$(dotnet nuget locals global-packages --list | sed 's/^global-packages: //')"
 
+readme_app="$(mktemp -d -t priorityasync-readme.XXXXXX)"
+
 cleanup() {
+    rm -rf "$readme_app"
     local id
     for id in priorityasync priorityasync.messagepump priorityasync.messagepump.hosting priorityasync.messagepump.postgresql; do
         rm -rf "${global_packages:?}/$id/$version"
@@ -62,7 +69,7 @@ echo "::: the consumer app carries the quick starts as the docs show them"
 normalize() { sed -E 's/^[[:space:]]+//; s/[[:space:]]+$//; /^using /d; /^$/d'; }
 first_csharp_block() { awk '/^```csharp/ { inside = 1; next } /^```/ { if (inside) exit } inside' "$1" | normalize; }
 app_code="$(normalize < tests/PackageConsumer/QuickStarts.cs)"
-for page in README.md docs/message-pump.md; do
+for page in docs/message-pump.md; do
     [[ "$app_code" == *"$(first_csharp_block "$page")"* ]] \
         || { echo "tests/PackageConsumer/QuickStarts.cs no longer holds the quick start of $page" >&2; exit 1; }
 done
@@ -94,3 +101,28 @@ esac
 dotnet publish tests/PackageConsumer -c Release -r "$rid" -p:PublishAot=true -p:PriorityAsyncVersion="$version" \
     -o "$aot_out" "${aot_args[@]}"
 timeout 120 "$aot_out/PackageConsumer"
+
+echo "::: README.md's first C# block, as Program.cs of a new console app"
+# The first ```csharp block, and the first ```text block after it: the output the README shows.
+readme_block() { awk -v lang="$1" '/^```csharp/ { csharp++ } csharp && $0 == "```" lang { inside = 1; next } inside && /^```/ { exit } inside' README.md; }
+dotnet new console --output "$readme_app" --name ReadmeQuickStart --framework net10.0 --no-restore >/dev/null
+cat > "$readme_app/nuget.config" <<EOF
+<?xml version="1.0" encoding="utf-8"?>
+<configuration>
+  <packageSources>
+    <add key="priorityasync-local" value="$PWD/$feed" />
+  </packageSources>
+</configuration>
+EOF
+dotnet add "$readme_app" package PriorityAsync --version "$version"
+readme_block csharp > "$readme_app/Program.cs"
+expected="$(readme_block text)"
+[[ -s "$readme_app/Program.cs" && -n "$expected" ]] || { echo "README.md has no C# block followed by a text block of its output" >&2; exit 1; }
+dotnet build "$readme_app" -c Release -warnaserror
+actual="$(timeout 120 dotnet "$readme_app/bin/Release/net10.0/ReadmeQuickStart.dll")"
+printf '%s\n' "$actual"
+[[ "$actual" == "$expected" ]] || { printf 'README.md says its first program prints:\n%s\nbut it printed:\n%s\n' "$expected" "$actual" >&2; exit 1; }
+
+echo "::: every C# block of README.md and docs/*.md against the packages (tests/DocsCompile)"
+dotnet build tests/DocsCompile -c Release -p:PriorityAsyncVersion="$version"
+timeout 900 dotnet tests/DocsCompile/bin/Release/net10.0/DocsCompile.dll "$PWD"

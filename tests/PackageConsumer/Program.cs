@@ -1,10 +1,9 @@
 using PriorityAsync.PackageConsumer;
 
-// A user's first program on the packages: the quick starts of README.md and docs/message-pump.md, the pump as a hosted
-// service, and the PostgreSQL transport (on a server when PRIORITYASYNC_POSTGRES is set). Exit code 0 means every step completed.
-var renewals = ReadmeQuickStart.Run();
-Console.WriteLine($"README quick start: {renewals} lease renewals ran before processing finished");
-
+// A user's first program on the packages, also published with NativeAOT: the quick start of docs/message-pump.md, the
+// pump as a hosted service, and the PostgreSQL transport (on a server when PRIORITYASYNC_POSTGRES is set). Exit code 0
+// means every step completed. (README.md's first block runs as a new console app of its own, and every block of the
+// docs in tests/DocsCompile: .ci/consumer.sh.)
 var pumped = await MessagePumpQuickStart.RunAsync();
 Console.WriteLine($"docs/message-pump.md quick start: {pumped.Completed} of 10 messages completed");
 
@@ -14,4 +13,4 @@ Console.WriteLine($"MessagePumpHostedService: {hosted} of 3 messages completed")
 var postgres = await PostgreSqlRoundTrip.RunAsync(Environment.GetEnvironmentVariable("PRIORITYASYNC_POSTGRES"));
 Console.WriteLine($"PostgreSQL transport: {postgres}");
 
-return renewals > 0 && pumped.Completed == 10 && hosted == 3 ? 0 : 1;
+return pumped.Completed == 10 && hosted == 3 ? 0 : 1;

@@ -3,41 +3,6 @@ using PriorityAsync.MessagePump.Hosting;
 
 namespace PriorityAsync.PackageConsumer;
 
-/// <summary>README.md's quick start, as written there, with the two methods it leaves to the reader.</summary>
-internal static class ReadmeQuickStart
-{
-    private static int renewals;
-
-    public static int Run()
-    {
-        PriorityAsyncContext.Run(async () =>                       // one thread, like a WinForms UI thread
-        {
-            var scheduler = PriorityScheduler.Current!;
-            _ = scheduler.GetLane(LanePriority.Lease).Run(KeepLeaseAsync);      // always runs first
-            await scheduler.GetLane(LanePriority.Processing).Run(ProcessAsync); // runs when no lease work is ready
-        });
-        return renewals;
-    }
-
-    private static async Task KeepLeaseAsync()
-    {
-        for (var i = 0; i < 3; i++)
-        {
-            renewals++;
-            await Task.Delay(TimeSpan.FromMilliseconds(5));
-        }
-    }
-
-    private static async Task ProcessAsync()
-    {
-        for (var chunk = 0; chunk < 5; chunk++)
-        {
-            Thread.SpinWait(10_000);                 // CPU
-            await Task.Delay(TimeSpan.FromMilliseconds(5));  // I/O
-        }
-    }
-}
-
 /// <summary>docs/message-pump.md's quick start, as written there.</summary>
 internal static class MessagePumpQuickStart
 {
@@ -68,6 +33,7 @@ internal static class MessagePumpQuickStart
         }
 
         await pump.StopAsync();
+        Console.WriteLine($"completed {orders.GetStatistics().Completed} of 10");
         return orders.GetStatistics();
     }
 }

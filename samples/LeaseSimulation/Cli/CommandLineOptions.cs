@@ -2,13 +2,17 @@ using LeaseSimulation.Settings;
 
 namespace LeaseSimulation.Cli;
 
-/// <summary>What the command line asked for; <see langword="null"/> means "not given, use the matrix default".</summary>
+/// <summary>
+/// What the command line asked for; <see langword="null"/> means "not given, use the default". With none of the
+/// options that choose runs, the command runs the default run (<see cref="DefaultRunPlanner"/>); otherwise the matrix
+/// (<see cref="MatrixPlanner"/>) narrowed by them.
+/// </summary>
 public sealed record CommandLineOptions
 {
-    /// <summary>Gets the contexts to run, or <see langword="null"/> for all.</summary>
+    /// <summary>Gets the contexts to run (every one for <c>--context all</c>), or <see langword="null"/> when not given (all).</summary>
     public IReadOnlyList<ContextKind>? Contexts { get; init; }
 
-    /// <summary>Gets the strategy names to run, or <see langword="null"/> for all.</summary>
+    /// <summary>Gets the strategy names to run (every one for <c>--strategy all</c>), or <see langword="null"/> when not given (all).</summary>
     public IReadOnlyList<string>? Strategies { get; init; }
 
     /// <summary>Gets the clock, or <see langword="null"/> for virtual on one thread and real elsewhere.</summary>
@@ -73,4 +77,7 @@ public sealed record CommandLineOptions
 
     /// <summary>Gets whether to run the CPU sweep (<see cref="SweepPlanner"/>) instead of the matrix.</summary>
     public bool Sweep { get; init; }
+
+    /// <summary>Gets whether <c>--full</c> asked for the whole matrix (<see cref="MatrixPlanner"/>) instead of the default run.</summary>
+    public bool Full { get; init; }
 }

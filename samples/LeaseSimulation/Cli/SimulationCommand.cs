@@ -1,3 +1,4 @@
+using System.Globalization;
 using System.Text.Json;
 using LeaseSimulation.Arguments;
 using LeaseSimulation.Reporting;
@@ -7,7 +8,10 @@ using LeaseSimulation.Settings;
 
 namespace LeaseSimulation.Cli;
 
-/// <summary>The command: parse, plan, run every row, print one table, write JSON and the report when asked.</summary>
+/// <summary>
+/// The command: parse, plan (the default run, the matrix or the sweep), run every row, print the table(s), write JSON
+/// and the report when asked.
+/// </summary>
 public static class SimulationCommand
 {
     /// <summary>The exit code of a bad command line.</summary>
@@ -44,6 +48,11 @@ public static class SimulationCommand
 
     private static int Execute(CommandLineOptions options, IReadOnlyList<string> args, TextWriter output, TextWriter error)
     {
+        if (DefaultRunPlanner.AppliesTo(options))
+        {
+            return ExecuteDefault(options, args, output, error);
+        }
+
         IReadOnlyList<PlannedRun> plan;
         try
         {
@@ -70,22 +79,83 @@ public static class SimulationCommand
             }
 
             results.Add(result);
-            output.WriteLine($"  {planned.Label}: completed {result.Completed}, lost {result.Lost}, total {result.TotalSeconds:0.0} s ({result.WallTime.TotalSeconds:0.0} s wall)");
+            WriteRowLine(output, planned, result);
         }
 
-        output.WriteLine();
-        output.Write(ResultTable.ToMarkdown(results));
-        if (results.Where(r => r.BrokerLatencyMs > 0).Select(r => r.BrokerLatencyMs).Distinct().ToList() is [var latency])
-        {
-            output.WriteLine($"Broker latency: {latency:0} ms on every receive, renew and settle call of the in-memory broker (pump rows; the other strategies simulate their broker calls).");
-        }
-
+        WriteTable(output, results);
         if (options.Sweep)
         {
             output.WriteLine();
             output.Write(SweepTable.ToMarkdown(results));
         }
 
+        WriteFiles(options, args, output, results);
+        return 0;
+    }
+
+    /// <summary>The default run: the seed's table on virtual time, then the real-clock demonstration with a verdict per row.</summary>
+    private static int ExecuteDefault(CommandLineOptions options, IReadOnlyList<string> args, TextWriter output, TextWriter error)
+    {
+        DefaultRunPlan plan;
+        try
+        {
+            plan = DefaultRunPlanner.Plan(options);
+        }
+        catch (OptionException ex)
+        {
+            error.WriteLine($"error: {ex.Message}");
+            return UsageError;
+        }
+
+        var seed = plan.VirtualTime[0].Settings;
+        output.WriteLine(
+            $"The seed's table on one thread, virtual time (deterministic): {seed.Messages} messages (and {seed.Messages * MatrixPlanner.ScaleFactor} for priority and pump) "
+            + $"of {seed.Loops} x ({string.Join(" or ", MatrixPlanner.SeedCpuTimesMs)} ms CPU, {seed.IoTime.TotalMilliseconds:0} ms awaited IO), a {seed.LeaseDuration.TotalSeconds:0.#} s lease renewed every {seed.RenewInterval.TotalSeconds:0.#} s.");
+        var virtualResults = plan.VirtualTime.Select(planned => RunAndReport(planned, options, output)).ToList();
+        WriteTable(output, virtualResults);
+
+        var demo = plan.Demonstration[0].Run.Settings;
+        output.WriteLine();
+        output.WriteLine(
+            $"Real clock, --time-scale {demo.TimeScale.ToString(CultureInfo.InvariantCulture)} (1 s of scenario time takes {1000 * demo.TimeScale:0.#} ms): {demo.Messages} messages "
+            + $"of {demo.Loops} x ({demo.CpuTime.TotalMilliseconds:0} ms CPU as the seed's blocking sleep, {demo.IoTime.TotalMilliseconds:0} ms IO), same lease, "
+            + "on one thread, the thread pool and the starved pool (times in scenario seconds).");
+        var demoResults = plan.Demonstration.Select(row => RunAndReport(row.Run, options, output)).ToList();
+        WriteTable(output, demoResults);
+        output.WriteLine();
+        foreach (var (row, result) in plan.Demonstration.Zip(demoResults))
+        {
+            output.WriteLine($"  {DemoVerdict.Judge(row, result).Text}");
+        }
+
+        output.WriteLine();
+        output.WriteLine("The whole matrix (every strategy and context, conserved CPU work on the real clock): --full, 7.5 to 11 minutes on 2 cores.");
+        WriteFiles(options, args, output, [.. virtualResults, .. demoResults]);
+        return 0;
+    }
+
+    private static SimulationResult RunAndReport(PlannedRun planned, CommandLineOptions options, TextWriter output)
+    {
+        var result = RunOne(planned, options, output);
+        WriteRowLine(output, planned, result);
+        return result;
+    }
+
+    private static void WriteRowLine(TextWriter output, PlannedRun planned, SimulationResult result) =>
+        output.WriteLine($"  {planned.Label}: completed {result.Completed}, lost {result.Lost}, total {result.TotalSeconds:0.0} s ({result.WallTime.TotalSeconds:0.0} s wall)");
+
+    private static void WriteTable(TextWriter output, IReadOnlyList<SimulationResult> results)
+    {
+        output.WriteLine();
+        output.Write(ResultTable.ToMarkdown(results));
+        if (results.Where(r => r.BrokerLatencyMs > 0).Select(r => r.BrokerLatencyMs).Distinct().ToList() is [var latency])
+        {
+            output.WriteLine($"Broker latency: {latency:0} ms on every receive, renew and settle call of the in-memory broker (pump rows; the other strategies simulate their broker calls).");
+        }
+    }
+
+    private static void WriteFiles(CommandLineOptions options, IReadOnlyList<string> args, TextWriter output, IReadOnlyList<SimulationResult> results)
+    {
         if (options.JsonPath is { } jsonPath)
         {
             WriteJson(jsonPath, results);
@@ -101,8 +171,6 @@ public static class SimulationCommand
             var reportPath = SimulationReport.Write(reportDirectory, results, string.Join(' ', args));
             output.WriteLine($"Report: {reportPath}");
         }
-
-        return 0;
     }
 
     private static SimulationResult RunOne(PlannedRun planned, CommandLineOptions options, TextWriter output)

@@ -1,6 +1,7 @@
 using System.CommandLine;
 using LeaseSimulation.Arguments;
 using LeaseSimulation.Settings;
+using LeaseSimulation.Strategies;
 
 namespace LeaseSimulation.Cli;
 
@@ -29,7 +30,9 @@ internal sealed class SimulationOptions
         $"Latency of every receive, renew and settle call of the in-memory broker, in ms of scenario time: 20ms or 20 (default {MatrixPlanner.DefaultBrokerLatencyMs}ms). "
         + "Applies to the strategy that goes through that broker: pump. fifo, seed-yield and priority simulate their broker calls themselves (--receive-ms) and ignore it; so does postgres.");
 
-    private readonly Option<double> _timeScale = Described(ScenarioOptions.TimeScale(), $"(default {new SimulationSettings().TimeScale})");
+    private readonly Option<double> _timeScale = Described(
+        ScenarioOptions.TimeScale(),
+        $"(default {new SimulationSettings().TimeScale} in the matrix, {DefaultRunPlanner.DemoTimeScale} in the default run's real-clock demonstration)");
 
     private readonly Option<int> _messages = Described(ScenarioOptions.Messages(), "(default 100, plus a 3x row for priority and pump)");
 
@@ -70,15 +73,28 @@ internal sealed class SimulationOptions
         $"Run the strategies over CPU ms {string.Join(", ", SweepPlanner.CpuTimesMs)} on one thread (virtual time, --messages default 100) and print total / lower bound and lost per strategy; "
         + "with --report DIR also draw it (sweep-total-over-bound.svg, sweep-lost.svg).");
 
+    private readonly Option<bool> _full = ScenarioOptions.Flag(
+        "--full",
+        "Run the whole matrix instead of the default run: every strategy in every context (single-thread on virtual time; thread-pool and starved-pool on the real clock, "
+        + "conserved CPU work, --time-scale 0.04) at CPU 100 and 1000 ms, plus 3x rows for priority and pump; 7.5 to 11 minutes on 2 cores. "
+        + "Any option that chooses runs (--context, --strategy, --cpu-ms, --messages, ...) also runs the matrix, narrowed by it.");
+
     /// <summary>Creates the root command with every option; its action is left to the caller.</summary>
     /// <returns>The command.</returns>
     public RootCommand CreateCommand()
     {
-        var command = new RootCommand("The lost-lease simulation of seed 001: runs consumer strategies in each context and prints one table.");
+        var command = new RootCommand(
+            "The lost-lease simulation of seed 001: runs consumer strategies in each context and prints the results.\n\n"
+            + "With no option that chooses runs (only --time-scale, --json, --report, --monitor, --no-progress), the default run, 35 to 50 s on 2 cores: "
+            + "the seed's table (100 messages of 20 x (100 or 1000 ms CPU, 1 s awaited IO), a 5 s lease renewed every 2 s, plus 300-message rows) "
+            + "on one thread and virtual time for every strategy (under a second), then a real-clock demonstration at --time-scale "
+            + $"{DefaultRunPlanner.DemoTimeScale} ({DefaultRunPlanner.DemoMessages} messages of {DefaultRunPlanner.DemoLoops} x ({DefaultRunPlanner.DemoCpuMs} ms CPU as the seed's blocking sleep, 1 s IO)) "
+            + "on one thread, the thread pool and the starved pool: fifo loses leases on one thread and on the starved pool, priority and pump lose none.\n"
+            + "--full runs the whole matrix instead, 7.5 to 11 minutes on 2 cores (the longer when the machine is busy); so does any option that chooses runs, narrowing it.");
         Option[] options =
         [
             _context, _strategy, _clock, _broker, _connection, _brokerLatency, _timeScale, _messages, _loops, _cpuMs, _ioMs,
-            _receiveMs, _renewMs, _leaseMs, _cpuMode, _threads, _seed, _json, _report, _monitor, _noProgress, _sweep,
+            _receiveMs, _renewMs, _leaseMs, _cpuMode, _threads, _seed, _json, _report, _monitor, _noProgress, _sweep, _full,
         ];
         foreach (var option in options)
         {
@@ -94,10 +110,21 @@ internal sealed class SimulationOptions
     public CommandLineOptions Read(ParseResult parseResult)
     {
         var strategy = ScenarioOptions.TextIfGiven(parseResult, _strategy);
+        var contextText = ScenarioOptions.TextIfGiven(parseResult, _context);
         return new CommandLineOptions
         {
-            Contexts = SettingNames.TryParseContext(ScenarioOptions.TextIfGiven(parseResult, _context) ?? "all", out var context) ? [context] : null,
-            Strategies = strategy is null or "all" ? null : [strategy],
+            Contexts = contextText switch
+            {
+                null => null,
+                "all" => Enum.GetValues<ContextKind>(),
+                _ => SettingNames.TryParseContext(contextText, out var context) ? [context] : null,
+            },
+            Strategies = strategy switch
+            {
+                null => null,
+                "all" => [.. StrategyCatalog.All.Select(s => s.Name)],
+                _ => [strategy],
+            },
             Clock = ScenarioOptions.ValueIfGiven(parseResult, _clock),
             Broker = ScenarioOptions.ValueIfGiven(parseResult, _broker),
             Connection = ScenarioOptions.TextIfGiven(parseResult, _connection),
@@ -118,6 +145,7 @@ internal sealed class SimulationOptions
             Monitor = parseResult.GetValue(_monitor),
             NoProgress = parseResult.GetValue(_noProgress),
             Sweep = parseResult.GetValue(_sweep),
+            Full = parseResult.GetValue(_full),
         };
     }
 

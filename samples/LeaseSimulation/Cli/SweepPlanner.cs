@@ -19,6 +19,11 @@ public static class SweepPlanner
     public static IReadOnlyList<PlannedRun> Plan(CommandLineOptions options)
     {
         ArgumentNullException.ThrowIfNull(options);
+        if (options.Full)
+        {
+            throw new OptionException("--full", "Option --full cannot be combined with --sweep: --full runs the matrix, --sweep the CPU sweep.");
+        }
+
         if (options.CpuMs is not null)
         {
             throw new OptionException("--cpu-ms", $"Option --cpu-ms cannot be combined with --sweep, which runs CPU ms {string.Join(", ", CpuTimesMs)}.");

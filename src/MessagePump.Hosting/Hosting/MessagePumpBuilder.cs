@@ -128,7 +128,7 @@ public sealed class MessagePumpBuilder
                 source,
                 handlerFactory(provider),
                 options,
-                provider.GetService<PriorityScheduler>(),
+                HostedScheduler.Resolve(Services, provider, Name),
                 provider.GetService<ILoggerFactory>());
         }
         catch (ArgumentException exception)

@@ -25,8 +25,10 @@ public static class MessagePumpServiceCollectionExtensions
     /// again against the source and the scheduler when the pump is created.
     /// </para>
     /// <para>
-    /// The pump runs on the <see cref="PriorityScheduler"/> registered in the container, or on a
-    /// <see cref="PriorityTaskScheduler"/> of its own. The hosted service is also registered as a keyed singleton
+    /// The pump runs on the scheduler registered in the container under any type derived from <see cref="PriorityScheduler"/>
+    /// (<see cref="PrioritySchedulerServiceCollectionExtensions.AddPriorityScheduler"/>, or your own registration of a
+    /// <see cref="PriorityTaskScheduler"/> or a <see cref="PriorityScheduler"/>), or, when there is none, on a
+    /// <see cref="PriorityTaskScheduler"/> of its own; two different registered schedulers fail the host's start. The hosted service is also registered as a keyed singleton
     /// <see cref="MessagePumpHostedService"/> under <paramref name="name"/>, to reach the pump and its statistics.
     /// </para>
     /// </remarks>

@@ -42,7 +42,16 @@ public sealed partial class DocumentedCommandLinesTests
         var args = Split(commandLine.Replace("$PRIORITYASYNC_POSTGRES", "Host=127.0.0.1;Username=sim", StringComparison.Ordinal));
 
         var options = SimulationCommand.Parse(args);
-        if (!args.Contains("--help"))
+        if (args.Contains("--help"))
+        {
+            return;
+        }
+
+        if (DefaultRunPlanner.AppliesTo(options))
+        {
+            DefaultRunPlanner.Plan(options).Demonstration.Should().NotBeEmpty($"{file}: {commandLine}");
+        }
+        else
         {
             (options.Sweep ? SweepPlanner.Plan(options) : MatrixPlanner.Plan(options)).Should().NotBeEmpty($"{file}: {commandLine}");
         }

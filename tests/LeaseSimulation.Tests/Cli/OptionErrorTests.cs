@@ -90,7 +90,7 @@ public sealed class OptionErrorTests
         {
             "--context", "--strategy", "--clock", "--broker", "--connection", "--broker-latency", "--time-scale", "--messages",
             "--loops", "--cpu-ms", "--io-ms", "--receive-ms", "--renew-ms", "--lease-ms", "--cpu-mode", "--threads", "--seed",
-            "--json", "--report", "--monitor", "--no-progress", "--sweep",
+            "--json", "--report", "--monitor", "--no-progress", "--sweep", "--full",
         })
         {
             help.Split('\n').Should().Contain(line => line.TrimStart().StartsWith(option + " ", StringComparison.Ordinal) && line.Trim().Length > option.Length + 20, $"{option} is listed with a description");

@@ -21,7 +21,7 @@ public sealed class OptionParsingTests
             "--connection", "Host=127.0.0.1;Port=5433", "--broker-latency", "35ms", "--time-scale", "0.02", "--messages", "20",
             "--loops", "5", "--cpu-ms", "100", "--io-ms", "900", "--receive-ms", "50", "--renew-ms", "1500", "--lease-ms", "4000",
             "--cpu-mode", "spin", "--threads", "3", "--seed", "-7", "--json", "out/r.json", "--report", "out", "--monitor",
-            "--no-progress", "--sweep",
+            "--no-progress", "--sweep", "--full",
         ]);
 
         options.Should().BeEquivalentTo(new CommandLineOptions
@@ -48,6 +48,7 @@ public sealed class OptionParsingTests
             Monitor = true,
             NoProgress = true,
             Sweep = true,
+            Full = true,
         });
     }
 
@@ -60,12 +61,14 @@ public sealed class OptionParsingTests
     }
 
     [Fact]
-    public void All_MeansEveryContextAndStrategy()
+    public void All_IsEveryContextAndStrategy_Explicitly()
     {
         var options = SimulationCommand.Parse(["--context", "all", "--strategy", "all"]);
 
-        options.Contexts.Should().BeNull();
-        options.Strategies.Should().BeNull();
+        options.Contexts.Should().Equal(ContextKind.SingleThread, ContextKind.ThreadPool, ContextKind.StarvedPool);
+        options.Strategies.Should().Equal("fifo", "seed-yield", "priority", "pump");
+        MatrixPlanner.Plan(options).Select(r => (r.Settings, r.Strategy.Name)).Should()
+            .Equal(MatrixPlanner.Plan(new CommandLineOptions()).Select(r => (r.Settings, r.Strategy.Name)), "all plans what leaving the option out plans");
     }
 
     [Fact]

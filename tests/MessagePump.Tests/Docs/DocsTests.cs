@@ -22,7 +22,6 @@ public class DocsTests
 
     [Theory]
     [InlineData("QuickStartSample.cs", "quick-start")]
-    [InlineData("TracingSample.cs", "tracing")]
     public void Sample_InTheDoc_IsTheCompiledSample(string file, string marker)
     {
         var root = RepositoryRoot.Find();

@@ -31,6 +31,7 @@ internal static class QuickStartSample
         }
 
         await pump.StopAsync();
+        Console.WriteLine($"completed {orders.GetStatistics().Completed} of 10");
         // </quick-start>
         return orders.GetStatistics();
     }

@@ -3,7 +3,10 @@ using System.Diagnostics;
 
 namespace PriorityAsync.MessagePump.Tests.Docs;
 
-/// <summary>The tracing example of docs/message-pump.md, compiled and run; <see cref="DocsTests"/> keeps the two identical.</summary>
+/// <summary>
+/// The producer and listener of docs/message-pump.md's tracing example, run in the solution's tests (the page's whole
+/// program is compiled and run against the packages by tests/DocsCompile).
+/// </summary>
 internal static class TracingSample
 {
     public static async Task<(string Producer, IReadOnlyCollection<string> Spans)> RunAsync()
@@ -13,7 +16,6 @@ internal static class TracingSample
         var body = new byte[] { 1 };
         string? producer = null;
 
-        // <tracing>
         using var listener = new ActivityListener
         {
             ShouldListenTo = source => source.Name == MessagePumpDiagnostics.ActivitySourceName,
@@ -30,7 +32,6 @@ internal static class TracingSample
             queue.Send(body, messageId: null, headers);
             producer = send.TraceId.ToString();
         }
-        // </tracing>
 
         await using var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = 1 });
         await using (var pump = new PriorityMessagePump(queue, (_, _) => Task.CompletedTask, scheduler, new MessagePumpOptions { Name = "tracing-sample" }))

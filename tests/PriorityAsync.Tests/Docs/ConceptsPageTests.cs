@@ -23,6 +23,6 @@ public class ConceptsPageTests
 
         var page = File.ReadAllText(Path.Combine(root, "docs", "concepts.md")).Replace("\r\n", "\n");
 
-        page.Should().Contain($"<!-- {region} -->\n```csharp\n{code}\n```");
+        page.Should().Contain($"<!-- excerpt: tests/PriorityAsync.Tests/Docs/ConceptsExamples.cs -->\n```csharp\n{code}\n```");
     }
 }
