@@ -227,7 +227,9 @@ public sealed class ServiceBusTestBroker : IAsyncDisposable
         T result;
         lock (Sync)
         {
-            var now = TimeProvider.GetUtcNow();
+            // Whole milliseconds: AMQP timestamps carry no more, so the client sees exactly the times the broker judges by.
+            var exact = TimeProvider.GetUtcNow();
+            var now = exact - TimeSpan.FromTicks(exact.Ticks % TimeSpan.TicksPerMillisecond);
             foreach (var queue in _queues.Values)
             {
                 queue.SweepLocked(now);
@@ -342,5 +344,16 @@ public sealed class ServiceBusTestBroker : IAsyncDisposable
         }
     }
 
-    private void OnTimer() => Operate(static _ => 0);
+    private void OnTimer()
+    {
+        try
+        {
+            Operate(static _ => 0);
+        }
+        catch (Exception exception) when (exception is not OutOfMemoryException)
+        {
+            // A timer callback must never take the process down; the next operation judges the locks again.
+            System.Diagnostics.Trace.TraceError("ServiceBusTestBroker: lock expiry pass failed: {0}", exception);
+        }
+    }
 }

@@ -43,9 +43,11 @@ public sealed class ServiceBusTestFaults
     public void FailNextRenewals(int count, ServiceBusTestFault fault) => Add(_renewalFaults, count, fault);
 
     /// <summary>
-    /// The next <paramref name="count"/> times a receiver asks for messages (link credit arrives), the broker detaches
-    /// its receive link with <paramref name="fault"/>'s error instead of delivering; the client's receive call fails
-    /// with that reason (or retries, as its retry options say).
+    /// The next <paramref name="count"/> receive attempts fail with <paramref name="fault"/>'s error instead of delivering.
+    /// A receive link being attached is refused: the client's receive call fails with that reason (transient for
+    /// <see cref="ServiceBusTestFault.ServerBusy"/> and <see cref="ServiceBusTestFault.Timeout"/>; the client retries as
+    /// its retry options say). A receive link already attached is detached with the error when it next asks for
+    /// messages: the 7.x client returns an empty result for that call and attaches a new link on the next one.
     /// </summary>
     /// <param name="count">How many receives fail; at least 1.</param>
     /// <param name="fault">The error.</param>

@@ -56,7 +56,8 @@ internal sealed class AmqpHost : IRuntimeProvider
         _listener.SafeClose();
         foreach (var connection in connections)
         {
-            connection.SafeClose();
+            // Abort, not close: the broker goes away at once, nothing more is read or answered on these connections.
+            connection.Abort();
         }
     }
 
@@ -307,6 +308,12 @@ internal sealed class AmqpHost : IRuntimeProvider
         if (!queue.RequiresSession && sessionRequested)
         {
             throw Error(ServiceBusSymbols.NotAllowed, $"It is not possible for a session receiver to read '{queue.Path}', which does not require sessions.");
+        }
+
+        if (_broker.Faults.TakeReceiveFault() is { } fault)
+        {
+            var (condition, description) = FaultErrors.For(fault, sessionRequested);
+            throw Error(condition, description);
         }
 
         var consumer = new ConsumerLink(_broker, link, queue);

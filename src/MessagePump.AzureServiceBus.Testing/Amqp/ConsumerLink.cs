@@ -46,16 +46,20 @@ internal sealed class ConsumerLink : IConsumer
         });
     }
 
-    public void Close(AmqpSymbol condition, string description) =>
+    /// <summary>Detaches the link with an error; from now on nothing more is delivered on it.</summary>
+    public void Close(AmqpSymbol condition, string description)
+    {
+        _closed = true;
         _link.SafeClose(new AmqpException(new Error { Condition = condition, Description = description }));
+    }
 
     public void Send(PendingDelivery delivery)
     {
         try
         {
-            if (_closed)
+            if (_closed || _link.State != AmqpObjectState.Opened)
             {
-                throw new InvalidOperationException("The link is closed.");
+                throw new InvalidOperationException("The link is closing or closed: the delivery goes back to the queue.");
             }
 
             var message = AmqpCodec.BuildDelivery(delivery);
@@ -113,6 +117,11 @@ internal sealed class ConsumerLink : IConsumer
 
     private void OnCredit(uint credit, bool drain, ArraySegment<byte> txnId)
     {
+        if (_closed)
+        {
+            return;
+        }
+
         if (_broker.Faults.TakeReceiveFault() is { } fault)
         {
             var (condition, description) = FaultErrors.For(fault, SessionId is not null);

@@ -1,0 +1,152 @@
+using Azure.Messaging.ServiceBus;
+using PriorityAsync.MessagePump.AzureServiceBus.Testing;
+
+namespace MessagePump.AzureServiceBus.Testing.Tests;
+
+public sealed class LockTests
+{
+    [Fact]
+    public async Task An_expired_lock_redelivers_the_message_with_its_delivery_count_raised()
+    {
+        await using var harness = await BrokerHarness.StartAsync();
+        var queue = harness.Broker.CreateQueue("expiry", new ServiceBusTestEntityOptions { LockDuration = TimeSpan.FromSeconds(30) });
+        queue.Send("x"u8.ToArray(), messageId: "x");
+        await using var receiver = harness.Client.CreateReceiver("expiry");
+        var first = await Receive.OneAsync(receiver);
+
+        harness.Clock.Advance(TimeSpan.FromSeconds(30));
+        queue.LockedCount.Should().Be(0);
+        queue.ActiveCount.Should().Be(1);
+        var second = await Receive.OneAsync(receiver);
+
+        second.MessageId.Should().Be("x");
+        second.DeliveryCount.Should().Be(2);
+        second.LockToken.Should().NotBe(first.LockToken);
+        var completeFirst = () => receiver.CompleteMessageAsync(first);
+        (await completeFirst.Should().ThrowAsync<ServiceBusException>()).Which.Reason.Should().Be(ServiceBusFailureReason.MessageLockLost);
+        await receiver.CompleteMessageAsync(second);
+        queue.CompletionsOf("x").Should().Be(1);
+    }
+
+    [Fact]
+    public async Task A_receiver_waiting_for_messages_gets_one_whose_lock_expires_while_it_waits()
+    {
+        await using var harness = await BrokerHarness.StartAsync();
+        var queue = harness.Broker.CreateQueue("wait", new ServiceBusTestEntityOptions { LockDuration = TimeSpan.FromSeconds(10) });
+        queue.Send("x"u8.ToArray(), messageId: "x");
+        await using var holder = harness.Client.CreateReceiver("wait");
+        await using var waiter = harness.Client.CreateReceiver("wait");
+        await Receive.OneAsync(holder);
+
+        var waiting = waiter.ReceiveMessageAsync(BrokerHarness.HangBound);
+        harness.Clock.Advance(TimeSpan.FromSeconds(10));
+        var message = await waiting;
+
+        message.Should().NotBeNull();
+        message!.DeliveryCount.Should().Be(2);
+        await waiter.CompleteMessageAsync(message);
+        queue.CompletionsOf("x").Should().Be(1);
+    }
+
+    [Fact]
+    public async Task Renewing_a_lock_moves_its_expiry_from_now()
+    {
+        await using var harness = await BrokerHarness.StartAsync();
+        var queue = harness.Broker.CreateQueue("renew", new ServiceBusTestEntityOptions { LockDuration = TimeSpan.FromSeconds(20) });
+        queue.Send("x"u8.ToArray(), messageId: "x");
+        await using var receiver = harness.Client.CreateReceiver("renew");
+        var message = await Receive.OneAsync(receiver);
+
+        harness.Clock.Advance(TimeSpan.FromSeconds(15));
+        await receiver.RenewMessageLockAsync(message);
+
+        message.LockedUntil.Should().Be(harness.Clock.GetUtcNow() + TimeSpan.FromSeconds(20));
+        queue.RenewCount.Should().Be(1);
+        harness.Clock.Advance(TimeSpan.FromSeconds(15));
+        queue.LockedCount.Should().Be(1, "the renewed lock has 5 seconds left");
+        await receiver.CompleteMessageAsync(message);
+        queue.CompletionsOf("x").Should().Be(1);
+    }
+
+    [Fact]
+    public async Task Renewing_an_expired_lock_fails_with_message_lock_lost()
+    {
+        await using var harness = await BrokerHarness.StartAsync(maxRetries: 0);
+        var queue = harness.Broker.CreateQueue("late", new ServiceBusTestEntityOptions { LockDuration = TimeSpan.FromSeconds(5) });
+        queue.Send("x"u8.ToArray());
+        await using var receiver = harness.Client.CreateReceiver("late");
+        var message = await Receive.OneAsync(receiver);
+        harness.Clock.Advance(TimeSpan.FromSeconds(5));
+
+        var renew = () => receiver.RenewMessageLockAsync(message);
+
+        (await renew.Should().ThrowAsync<ServiceBusException>()).Which.Reason.Should().Be(ServiceBusFailureReason.MessageLockLost);
+    }
+
+    [Fact]
+    public async Task Abandon_redelivers_and_the_max_delivery_count_moves_the_message_to_the_dead_letter_queue()
+    {
+        await using var harness = await BrokerHarness.StartAsync();
+        var queue = harness.Broker.CreateQueue("poison", new ServiceBusTestEntityOptions { MaxDeliveryCount = 2 });
+        queue.Send("x"u8.ToArray(), messageId: "p");
+        await using var receiver = harness.Client.CreateReceiver("poison");
+
+        var first = await Receive.OneAsync(receiver);
+        await receiver.AbandonMessageAsync(first);
+        var second = await Receive.OneAsync(receiver);
+        second.DeliveryCount.Should().Be(2);
+        await receiver.AbandonMessageAsync(second);
+
+        queue.ActiveCount.Should().Be(0);
+        queue.DeadLetterCount.Should().Be(1);
+        var record = queue.DeadLetters.Should().ContainSingle().Subject;
+        record.MessageId.Should().Be("p");
+        record.Reason.Should().Be("MaxDeliveryCountExceeded");
+        record.DeliveryCount.Should().Be(2);
+
+        await using var deadLetters = harness.Client.CreateReceiver("poison", new ServiceBusReceiverOptions { SubQueue = SubQueue.DeadLetter });
+        var dead = await Receive.OneAsync(deadLetters);
+        dead.MessageId.Should().Be("p");
+        dead.DeadLetterReason.Should().Be("MaxDeliveryCountExceeded");
+        dead.DeadLetterSource.Should().Be("poison");
+        await deadLetters.CompleteMessageAsync(dead);
+        harness.Broker.GetQueue("poison/$DeadLetterQueue").CompletionsOf("p").Should().Be(1);
+    }
+
+    [Fact]
+    public async Task Expired_locks_count_as_deliveries_toward_the_max_delivery_count()
+    {
+        await using var harness = await BrokerHarness.StartAsync();
+        var queue = harness.Broker.CreateQueue("expired", new ServiceBusTestEntityOptions { MaxDeliveryCount = 1, LockDuration = TimeSpan.FromSeconds(1) });
+        queue.Send("x"u8.ToArray(), messageId: "e");
+        await using var receiver = harness.Client.CreateReceiver("expired");
+        await Receive.OneAsync(receiver);
+
+        harness.Clock.Advance(TimeSpan.FromSeconds(1));
+
+        queue.DeadLetters.Should().ContainSingle().Which.Reason.Should().Be("MaxDeliveryCountExceeded");
+        queue.DeadLetterQueue!.ActiveCount.Should().Be(1);
+    }
+
+    [Fact]
+    public async Task Dead_lettering_carries_the_reason_and_description()
+    {
+        await using var harness = await BrokerHarness.StartAsync();
+        var queue = harness.Broker.CreateQueue("dlq");
+        queue.Send("x"u8.ToArray(), messageId: "d");
+        await using var receiver = harness.Client.CreateReceiver("dlq");
+        var message = await Receive.OneAsync(receiver);
+
+        await receiver.DeadLetterMessageAsync(message, "Unparseable", "field 'amount' is missing");
+
+        var record = queue.DeadLetters.Should().ContainSingle().Subject;
+        record.Reason.Should().Be("Unparseable");
+        record.Description.Should().Be("field 'amount' is missing");
+        queue.LockedCount.Should().Be(0);
+        await using var deadLetters = harness.Client.CreateReceiver("dlq", new ServiceBusReceiverOptions { SubQueue = SubQueue.DeadLetter });
+        var dead = await Receive.OneAsync(deadLetters);
+        dead.DeadLetterReason.Should().Be("Unparseable");
+        dead.DeadLetterErrorDescription.Should().Be("field 'amount' is missing");
+        dead.Body.ToString().Should().Be("x");
+    }
+}

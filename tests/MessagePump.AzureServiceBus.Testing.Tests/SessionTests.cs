@@ -1,0 +1,130 @@
+using Azure.Messaging.ServiceBus;
+using PriorityAsync.MessagePump.AzureServiceBus.Testing;
+
+namespace MessagePump.AzureServiceBus.Testing.Tests;
+
+public sealed class SessionTests
+{
+    private static readonly ServiceBusTestEntityOptions Sessions = new() { RequiresSession = true, LockDuration = TimeSpan.FromSeconds(30) };
+
+    [Fact]
+    public async Task The_next_session_delivers_its_messages_in_order_and_its_lock_renews()
+    {
+        await using var harness = await BrokerHarness.StartAsync();
+        var queue = harness.Broker.CreateQueue("sessions", Sessions);
+        await using var sender = harness.Client.CreateSender("sessions");
+        await sender.SendMessagesAsync([
+            new ServiceBusMessage("a1") { SessionId = "a", MessageId = "a1" },
+            new ServiceBusMessage("b1") { SessionId = "b", MessageId = "b1" },
+            new ServiceBusMessage("a2") { SessionId = "a", MessageId = "a2" },
+            new ServiceBusMessage("a3") { SessionId = "a", MessageId = "a3" },
+        ]);
+
+        await using var session = await harness.Client.AcceptNextSessionAsync("sessions");
+        session.SessionId.Should().Be("a", "a has the oldest message");
+        session.SessionLockedUntil.Should().Be(harness.Clock.GetUtcNow() + TimeSpan.FromSeconds(30));
+        var messages = await Receive.ExactlyAsync(session, 3);
+        messages.Select(m => m.MessageId).Should().Equal("a1", "a2", "a3");
+        messages.Should().OnlyContain(m => m.SessionId == "a");
+
+        harness.Clock.Advance(TimeSpan.FromSeconds(20));
+        await session.RenewSessionLockAsync();
+        session.SessionLockedUntil.Should().Be(harness.Clock.GetUtcNow() + TimeSpan.FromSeconds(30));
+        harness.Clock.Advance(TimeSpan.FromSeconds(20));
+        queue.LockedCount.Should().Be(3, "the renewed session lock holds the session's messages");
+
+        await session.SetSessionStateAsync(BinaryData.FromString("step-2"));
+        (await session.GetSessionStateAsync()).ToString().Should().Be("step-2");
+        foreach (var message in messages)
+        {
+            await session.CompleteMessageAsync(message);
+        }
+
+        await using var other = await harness.Client.AcceptSessionAsync("sessions", "b");
+        var b = await Receive.OneAsync(other);
+        b.MessageId.Should().Be("b1");
+        await other.CompleteMessageAsync(b);
+        queue.CompletedCount.Should().Be(4);
+    }
+
+    [Fact]
+    public async Task A_locked_session_cannot_be_accepted_twice()
+    {
+        await using var harness = await BrokerHarness.StartAsync(maxRetries: 0);
+        var queue = harness.Broker.CreateQueue("taken", Sessions);
+        queue.Send("x"u8.ToArray(), sessionId: "s");
+        await using var first = await harness.Client.AcceptSessionAsync("taken", "s");
+
+        var second = () => harness.Client.AcceptSessionAsync("taken", "s");
+
+        (await second.Should().ThrowAsync<ServiceBusException>()).Which.Reason.Should().Be(ServiceBusFailureReason.SessionCannotBeLocked);
+    }
+
+    [Fact]
+    public async Task An_expired_session_lock_releases_the_session_and_its_messages()
+    {
+        await using var harness = await BrokerHarness.StartAsync(maxRetries: 0);
+        var queue = harness.Broker.CreateQueue("expiring", Sessions);
+        queue.Send("x"u8.ToArray(), messageId: "x", sessionId: "s");
+        await using var first = await harness.Client.AcceptSessionAsync("expiring", "s");
+        var held = await Receive.OneAsync(first);
+
+        harness.Clock.Advance(TimeSpan.FromSeconds(30));
+        queue.ActiveCount.Should().Be(1);
+        var renew = () => first.RenewSessionLockAsync();
+        (await renew.Should().ThrowAsync<ServiceBusException>()).Which.Reason.Should().Be(ServiceBusFailureReason.SessionLockLost);
+
+        await using var second = await harness.Client.AcceptSessionAsync("expiring", "s");
+        var again = await Receive.OneAsync(second);
+        again.MessageId.Should().Be("x");
+        again.DeliveryCount.Should().Be(2);
+        await second.CompleteMessageAsync(again);
+        queue.CompletionsOf("x").Should().Be(1);
+        held.LockToken.Should().NotBe(again.LockToken);
+    }
+
+    [Fact]
+    public async Task Closing_a_session_receiver_releases_the_session_at_once()
+    {
+        await using var harness = await BrokerHarness.StartAsync();
+        var queue = harness.Broker.CreateQueue("release", Sessions);
+        queue.Send("x"u8.ToArray(), messageId: "x", sessionId: "s");
+        var first = await harness.Client.AcceptSessionAsync("release", "s");
+        await Receive.OneAsync(first);
+
+        await first.DisposeAsync();
+        await using var second = await harness.Client.AcceptNextSessionAsync("release");
+
+        second.SessionId.Should().Be("s");
+        var again = await Receive.OneAsync(second);
+        again.DeliveryCount.Should().Be(2);
+    }
+
+    [Fact]
+    public async Task A_receiver_waiting_for_the_next_session_gets_one_sent_later()
+    {
+        await using var harness = await BrokerHarness.StartAsync();
+        var queue = harness.Broker.CreateQueue("later", Sessions);
+
+        var accepting = harness.Client.AcceptNextSessionAsync("later");
+        queue.Send("x"u8.ToArray(), messageId: "x", sessionId: "late");
+        await using var session = await accepting;
+
+        session.SessionId.Should().Be("late");
+        (await Receive.OneAsync(session)).MessageId.Should().Be("x");
+    }
+
+    [Fact]
+    public async Task A_session_entity_refuses_a_message_without_a_session_id()
+    {
+        await using var harness = await BrokerHarness.StartAsync(maxRetries: 0);
+        var queue = harness.Broker.CreateQueue("strict", Sessions);
+        await using var sender = harness.Client.CreateSender("strict");
+
+        var send = () => sender.SendMessageAsync(new ServiceBusMessage("x"));
+
+        await send.Should().ThrowAsync<Exception>();
+        queue.ActiveCount.Should().Be(0);
+        FluentActions.Invoking(() => queue.Send("x"u8.ToArray())).Should().Throw<ArgumentException>().Which.ParamName.Should().Be("sessionId");
+    }
+}
