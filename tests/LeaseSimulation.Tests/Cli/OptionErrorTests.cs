@@ -48,7 +48,7 @@ public sealed class OptionErrorTests
     [InlineData("--loops 5 --loops 6", "error: Option --loops is given twice.")]
     [InlineData("--monitor yes", "error: Option --monitor takes no value.")]
     [InlineData("--messages 20 extra", "error: Unexpected argument 'extra'; see --help.")]
-    [InlineData("--strategy magic", "error: Option --strategy has the value 'magic'; expected fifo, seed-yield, priority, pump or all.")]
+    [InlineData("--strategy magic", "error: Option --strategy has the value 'magic'; expected fifo, seed-yield, priority, pump, processor, processor-guide or all.")]
     public void BadCommandLine_PrintsExactlyOneLine(string commandLine, string expected)
     {
         var output = new StringWriter();
