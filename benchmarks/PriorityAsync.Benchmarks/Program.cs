@@ -6,7 +6,8 @@ using PriorityAsync.Benchmarks.Pump;
 
 // `lease-latency [--smoke]` runs the real-time lease-latency harness, `lease-latency-reserved [--smoke]` its
 // reserved-capacity cells, `pump-throughput [--smoke]` the pump against a broker with latency, `dispatch-cpu-time [--smoke]` the CPU-time
-// dispatch probe; anything else goes to BenchmarkDotNet.
+// dispatch probe, `servicebus-throughput [--smoke]` the pump against ServiceBusProcessor on the Service Bus test broker;
+// anything else goes to BenchmarkDotNet.
 if (args.Length > 0 && args[0] == "lease-latency")
 {
     return LeaseLatencyHarness.Run(args[1..]);
@@ -20,6 +21,11 @@ if (args.Length > 0 && args[0] == "lease-latency-reserved")
 if (args.Length > 0 && args[0] == "pump-throughput")
 {
     return PumpThroughputHarness.Run(args[1..]);
+}
+
+if (args.Length > 0 && args[0] == "servicebus-throughput")
+{
+    return PriorityAsync.Benchmarks.ServiceBus.ServiceBusThroughputHarness.Run(args[1..]);
 }
 
 if (args.Length > 0 && args[0] == "dispatch-cpu-time")
