@@ -165,7 +165,7 @@ public sealed class ServiceBusLeasedMessage : ILeasedMessage
         }
 
         using var bound = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
-        using var timer = _clock.CreateTimer(static state => ((CancellationTokenSource)state!).Cancel(), bound, remaining, Timeout.InfiniteTimeSpan);
+        using var timer = _clock.CreateTimer(CancelQuietly, bound, remaining, Timeout.InfiniteTimeSpan);
         try
         {
             await settle(_receiver, Message, bound.Token).ConfigureAwait(false);
@@ -179,6 +179,22 @@ public sealed class ServiceBusLeasedMessage : ILeasedMessage
 #pragma warning disable MA0027 // not a rethrow: the mapped exception carries ex as its inner exception
             throw translated;
 #pragma warning restore MA0027
+        }
+    }
+
+    /// <summary>
+    /// The lock's timer: cancels the settlement's token. A timer callback can still run after the settlement ended and
+    /// disposed the source; that must not throw on a timer thread.
+    /// </summary>
+    private static void CancelQuietly(object? state)
+    {
+        try
+        {
+            ((CancellationTokenSource)state!).Cancel();
+        }
+        catch (ObjectDisposedException)
+        {
+            // The settlement already finished.
         }
     }
 

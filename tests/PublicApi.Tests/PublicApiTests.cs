@@ -22,6 +22,7 @@ public sealed class PublicApiTests
         "PriorityAsync.MessagePump",
         "PriorityAsync.MessagePump.Hosting",
         "PriorityAsync.MessagePump.PostgreSql",
+        "PriorityAsync.MessagePump.AzureServiceBus",
         "PriorityAsync.MessagePump.AzureServiceBus.Testing",
     ];
 

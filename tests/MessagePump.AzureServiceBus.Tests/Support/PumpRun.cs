@@ -11,12 +11,13 @@ internal static class PumpRun
         Func<bool> done,
         string what,
         MessagePumpOptions? options = null,
-        Func<PriorityMessagePump, Task>? whileRunning = null)
+        Func<PriorityMessagePump, Task>? whileRunning = null,
+        Microsoft.Extensions.Logging.ILogger? logger = null)
     {
         MessagePumpStatistics? statistics = null;
         PriorityAsyncContext.Run(async () =>
         {
-            await using var pump = new PriorityMessagePump(source, handler, PriorityScheduler.Current!, options ?? new MessagePumpOptions { Name = "sb-test", EmptyReceiveDelay = TimeSpan.FromMilliseconds(50) });
+            await using var pump = new PriorityMessagePump(source, handler, PriorityScheduler.Current!, options ?? new MessagePumpOptions { Name = "sb-test", EmptyReceiveDelay = TimeSpan.FromMilliseconds(50) }, logger);
             await pump.StartAsync();
             if (whileRunning is not null)
             {

@@ -1,0 +1,42 @@
+using Azure.Core;
+using Azure.Identity;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+using PriorityAsync.MessagePump.AzureServiceBus.Hosting;
+
+namespace PriorityAsync.MessagePump.AzureServiceBus.Tests.Docs;
+
+/// <summary>The hosting samples of docs/azure-service-bus.md; <see cref="DocsSampleTests"/> builds them (nothing signs in).</summary>
+internal static class HostingSample
+{
+    public static IHost BuildFromConfiguration(string[] args)
+    {
+        // <hosting>
+        var builder = Host.CreateApplicationBuilder(args);
+        builder.Services.AddSingleton<TokenCredential>(new DefaultAzureCredential()); // used when FullyQualifiedNamespace is set
+        builder.Services
+            .AddServiceBusMessagePump("orders", builder.Configuration.GetSection("Pumps:Orders:ServiceBus"))
+            .BindConfiguration("Pumps:Orders:Pump")                                     // MessagePumpOptions
+            .WithHandler(async (context, cancellationToken) =>
+            {
+                await Task.Delay(10, cancellationToken);                                   // your work
+            });
+        var host = builder.Build();
+        // </hosting>
+        return host;
+    }
+
+    public static void ConfigureInCode(IServiceCollection services)
+    {
+        // <hosting-code>
+        services.AddServiceBusMessagePump("billing", (ServiceBusSourceSettings settings) =>
+        {
+            settings.FullyQualifiedNamespace = "contoso.servicebus.windows.net";
+            settings.TopicName = "invoices";
+            settings.SubscriptionName = "billing";
+            settings.MaxConcurrentSessions = 8;                                           // a session-enabled subscription
+            settings.LockDuration = TimeSpan.FromSeconds(60);
+        }).WithHandler((context, cancellationToken) => Task.CompletedTask);
+        // </hosting-code>
+    }
+}

@@ -1,0 +1,142 @@
+using System.Collections.Concurrent;
+using System.Text;
+using PriorityAsync.MessagePump.AzureServiceBus.Testing;
+using PriorityAsync.MessagePump.AzureServiceBus.Tests.Support;
+using PriorityAsync.MessagePump.PostgreSql.Tests.Support;
+
+namespace PriorityAsync.MessagePump.AzureServiceBus.Tests.EndToEnd;
+
+/// <summary>Sessions with the real SDK client against the test broker: in order, the session lock kept in the lease lane.</summary>
+[Collection(RealTimeCollection.Name)]
+public sealed class SessionEndToEndTests
+{
+    private static readonly TimeSpan LockDuration = TimeSpan.FromSeconds(2);
+
+    [Fact]
+    public async Task A_pump_over_one_session_handles_its_messages_in_order_and_keeps_the_session_lock_past_its_duration()
+    {
+        await using var sb = await SbHarness.StartAsync();
+        var queue = sb.Broker.CreateQueue("orders", new ServiceBusTestEntityOptions { LockDuration = LockDuration, RequiresSession = true });
+        for (var i = 0; i < 5; i++)
+        {
+            queue.Send(Encoding.UTF8.GetBytes($"m{i}"), $"m{i}", sessionId: "customer-7");
+        }
+
+        await using var source = await sb.Transport.AcceptSessionAsync(ServiceBusEntity.Queue("orders"), "customer-7", Options());
+        var order = new ConcurrentQueue<string>();
+        var concurrent = 0;
+        var maxConcurrent = 0;
+
+        var stats = PumpRun.Until(
+            source,
+            async (context, ct) =>
+            {
+                var now = Interlocked.Increment(ref concurrent);
+                maxConcurrent = Math.Max(maxConcurrent, now);
+                order.Enqueue(context.Message.MessageId);
+                for (var i = 0; i < 6; i++)
+                {
+                    Wait.Spin(TimeSpan.FromMilliseconds(100));
+                    await Task.Delay(TimeSpan.FromMilliseconds(50), ct);
+                }
+
+                Interlocked.Decrement(ref concurrent);
+            },
+            () => queue.CompletedCount == 5,
+            "five completions");
+
+        order.Should().Equal("m0", "m1", "m2", "m3", "m4");
+        maxConcurrent.Should().Be(1, "a session's messages are handled one at a time");
+        stats.LeasesLost.Should().Be(0);
+        stats.Renewals.Should().BePositive("the session (5 × 0.9 s of work) outlives its 2 s lock");
+        source.IsSessionLost.Should().BeFalse();
+        queue.LockedCount.Should().Be(0);
+    }
+
+    [Fact]
+    public async Task A_lost_session_lock_loses_the_message_out_and_the_session_comes_back_to_the_next_acceptor()
+    {
+        await using var sb = await SbHarness.StartAsync();
+        var queue = sb.Broker.CreateQueue("orders", new ServiceBusTestEntityOptions { LockDuration = LockDuration, RequiresSession = true });
+        queue.Send(Encoding.UTF8.GetBytes("m0"), "m0", sessionId: "s");
+        queue.Send(Encoding.UTF8.GetBytes("m1"), "m1", sessionId: "s");
+        await using (var first = await sb.Transport.AcceptSessionAsync(ServiceBusEntity.Queue("orders"), "s", Options()))
+        {
+            sb.Broker.Faults.FailNextRenewals(1, ServiceBusTestFault.LockLost);
+            var stats = PumpRun.Until(
+                first,
+                (_, ct) => Task.Delay(Timeout.InfiniteTimeSpan, ct),
+                () => first.IsSessionLost,
+                "the session lock to be lost");
+
+            stats.LeasesLost.Should().Be(1);
+            stats.Completed.Should().Be(0);
+        }
+
+        await Wait.UntilAsync(() => Task.FromResult(queue.LockedCount == 0), SbHarness.HangBound, "the released session's messages to come back");
+        // Taken back by hand (the test broker leaves a renew-session-lock of a re-accepted session unanswered, so no
+        // pump runs on it here): the session's messages come back in order and each completes once.
+        await using var second = await sb.Transport.AcceptNextSessionAsync(ServiceBusEntity.Queue("orders"), Options());
+        var order = new List<string>();
+        for (var i = 0; i < 2; i++)
+        {
+            var message = (await SourceEndToEndTests.ReceiveAtLeastAsync(second, 1)).Single();
+            order.Add(message.MessageId);
+            await message.CompleteAsync();
+        }
+
+        order.Should().Equal("m0", "m1");
+        queue.CompletionsOf("m0").Should().Be(1);
+        queue.CompletionsOf("m1").Should().Be(1);
+    }
+
+    [Fact]
+    public async Task A_multi_session_source_runs_sessions_side_by_side_each_in_order()
+    {
+        await using var sb = await SbHarness.StartAsync();
+        var queue = sb.Broker.CreateQueue("orders", new ServiceBusTestEntityOptions { LockDuration = LockDuration, RequiresSession = true });
+        foreach (var session in new[] { "a", "b", "c" })
+        {
+            for (var i = 0; i < 3; i++)
+            {
+                queue.Send(Encoding.UTF8.GetBytes($"{session}{i}"), $"{session}{i}", sessionId: session);
+            }
+        }
+
+        await using var source = await sb.Transport.OpenSessionsAsync(ServiceBusEntity.Queue("orders"), maxConcurrentSessions: 3, Options());
+        var perSession = new ConcurrentDictionary<string, ConcurrentQueue<string>>();
+
+        var stats = PumpRun.Until(
+            source,
+            async (context, ct) =>
+            {
+                var message = (ServiceBusLeasedMessage)context.Message;
+                perSession.GetOrAdd(message.SessionId!, _ => new ConcurrentQueue<string>()).Enqueue(message.MessageId);
+                await Task.Delay(TimeSpan.FromMilliseconds(100), ct);
+            },
+            () => queue.CompletedCount == 9,
+            "nine completions");
+
+        stats.LeasesLost.Should().Be(0);
+        perSession.Keys.Should().BeEquivalentTo(["a", "b", "c"]);
+        foreach (var (session, ids) in perSession)
+        {
+            ids.Should().Equal($"{session}0", $"{session}1", $"{session}2");
+        }
+
+        queue.LockedCount.Should().Be(0);
+    }
+
+    [Fact]
+    public async Task Session_options_on_an_entity_without_sessions_are_a_clear_error()
+    {
+        await using var sb = await SbHarness.StartAsync(maxRetries: 0);
+        sb.Broker.CreateQueue("plain");
+
+        var act = () => sb.Transport.AcceptNextSessionAsync(ServiceBusEntity.Queue("plain"), Options());
+
+        (await act.Should().ThrowAsync<Exception>()).Which.Message.Should().Contain("queue 'plain'");
+    }
+
+    private static ServiceBusSourceOptions Options() => new() { LockDuration = LockDuration, MaxWaitTime = TimeSpan.FromMilliseconds(200) };
+}
