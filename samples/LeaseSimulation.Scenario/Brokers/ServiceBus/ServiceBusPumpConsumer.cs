@@ -7,8 +7,8 @@ namespace LeaseSimulation.Brokers.ServiceBus;
 
 /// <summary>
 /// The pump on Service Bus (<c>--broker servicebus --strategy pump</c>): PriorityAsync.MessagePump.AzureServiceBus's
-/// source on the run's queue, the seed's processing as handler, locks renewed in the lease lane by the pump's default
-/// rule (as the SDK's processor renews: at half the remaining lock; earlier when renewals are slow). Runs until the queue is drained or the run reaches its deadline, then stops the pump (which
+/// source on the run's queue, the seed's processing as handler, locks renewed in the lease lane one renew interval
+/// after each renewal. Runs until the queue is drained or the run reaches its deadline, then stops the pump (which
 /// gives back whatever it still holds).
 /// </summary>
 public static class ServiceBusPumpConsumer
@@ -49,8 +49,7 @@ public static class ServiceBusPumpConsumer
             new MessagePumpOptions
             {
                 Name = "lease-simulation-servicebus",
-                // LockRenewalBuffer left at its default, as ServiceBusProcessor's renewal is: renew when half the remaining
-                // lock (at most 10 s) remains, or earlier when three times the worst recent renew round trip is more.
+                LockRenewalBuffer = (settings.LeaseDuration - settings.RenewInterval) * settings.TimeScale,
                 EmptyReceiveDelay = settings.RenewInterval * settings.TimeScale,
                 ShutdownTimeout = TimeSpan.Zero,
             });
