@@ -73,7 +73,7 @@ public sealed class OptionErrorTests
         SimulationCommand.Execute(commandLine.Split(' '), output, error).Should().Be(0);
 
         var help = output.ToString();
-        help.Should().Contain("Usage:").And.Contain("--time-scale <F>").And.Contain("--strategy <fifo|seed-yield|priority|pump|all>");
+        help.Should().Contain("Usage:").And.Contain("--time-scale <F>").And.Contain("--strategy <NAME>").And.Contain("The consumer strategy: fifo, seed-yield, priority, pump,").And.Contain("processor-guide or all");
         help.Should().NotContain("completed", "help runs no simulation");
         error.ToString().Should().BeEmpty();
     }
