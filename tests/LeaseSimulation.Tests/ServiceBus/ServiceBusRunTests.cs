@@ -41,9 +41,11 @@ public sealed class ServiceBusRunTests(ITestOutputHelper output)
         var audit = ledger.BrokerAudit!;
         output.WriteLine($"{strategy} on {context}: completed {result.Completed}, dead-lettered {result.DeadLettered}, leases lost {result.LeasesLost}, duplicates {result.Duplicates}, deadline {result.StoppedAtDeadline}");
         result.Broker.Should().Be("servicebus");
-        audit.Locked.Should().Be(0, "a finished run leaves nothing locked");
         if (!result.StoppedAtDeadline)
         {
+            // (At a deadline, reached only under extreme load, a message on its way to a consumer that is closing stays
+            // locked until its lock runs out, and not every message need have been handled: only the lines below hold.)
+            audit.Locked.Should().Be(0, "a finished run leaves nothing locked");
             audit.Active.Should().Be(0, "the run ends when the queue is drained");
             for (var id = 1; id <= messages; id++)
             {
@@ -52,12 +54,12 @@ public sealed class ServiceBusRunTests(ITestOutputHelper output)
             }
 
             (result.Completed + result.DeadLettered).Should().Be(messages);
+            result.HandlerRuns.Should().Be(messages + result.Duplicates, "every message was handled once, plus its duplicates");
+            (result.LeasesLost >= result.Duplicates).Should().BeTrue("a duplicate is a redelivery after a lost lock");
         }
 
         audit.Completions.Should().OnlyContain(c => c <= 1, "no message is ever completed twice");
         result.Completed.Should().Be(audit.Completions.Sum(), "the run counts the completions the broker counted");
-        result.HandlerRuns.Should().Be(messages + result.Duplicates, "every message was handled once, plus its duplicates");
-        (result.LeasesLost >= result.Duplicates).Should().BeTrue("a duplicate is a redelivery after a lost lock");
     }
 
     [Fact]
