@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Proves a user can install the packages: packs the four shipped packages into artifacts/consumer-feed, checks what
+# Proves a user can install the packages: packs the six shipped packages into artifacts/consumer-feed, checks what
 # each contains, then builds and runs tests/PackageConsumer (a console app outside PriorityAsync.sln, restoring from
 # that folder plus the default package sources: its nuget.config) and publishes it with NativeAOT and runs the binary.
 # Then the docs (docs/index.md, "Code samples"): README.md's first C# block becomes the Program.cs of a new console
@@ -18,6 +18,8 @@
 # CppCompilerAndLinker; when there is none and we are root, `clang zlib1g-dev` are installed with apt-get.
 # The app builds with TreatWarningsAsErrors, so any trim or AOT warning from the libraries fails the publish.
 # With PRIORITYASYNC_POSTGRES set (.ci/run exports it) the app also pumps three messages through a PostgreSQL queue.
+# Both runs (JIT and NativeAOT) also pump three messages through the Service Bus transport against the in-process
+# ServiceBusTestBroker, and must say so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,7 +35,8 @@ readme_app="$(mktemp -d -t priorityasync-readme.XXXXXX)"
 cleanup() {
     rm -rf "$readme_app"
     local id
-    for id in priorityasync priorityasync.messagepump priorityasync.messagepump.hosting priorityasync.messagepump.postgresql; do
+    for id in priorityasync priorityasync.messagepump priorityasync.messagepump.hosting priorityasync.messagepump.postgresql \
+        priorityasync.messagepump.azureservicebus priorityasync.messagepump.azureservicebus.testing; do
         rm -rf "${global_packages:?}/$id/$version"
         rmdir "$global_packages/$id" 2>/dev/null || true
     done
@@ -52,7 +55,8 @@ list_zip() {
         python3 -m zipfile -l "$1" | awk 'NR > 1 { print $1 }'
     fi
 }
-for id in PriorityAsync PriorityAsync.MessagePump PriorityAsync.MessagePump.Hosting PriorityAsync.MessagePump.PostgreSql; do
+for id in PriorityAsync PriorityAsync.MessagePump PriorityAsync.MessagePump.Hosting PriorityAsync.MessagePump.PostgreSql \
+    PriorityAsync.MessagePump.AzureServiceBus PriorityAsync.MessagePump.AzureServiceBus.Testing; do
     package="$feed/$id.$version.nupkg"
     files="$(list_zip "$package")"
     echo "$id.$version.nupkg:" $files
@@ -76,7 +80,10 @@ done
 
 echo "::: consumer app (JIT)"
 dotnet build tests/PackageConsumer -c Release -p:PriorityAsyncVersion="$version"
-timeout 120 dotnet tests/PackageConsumer/bin/Release/net10.0/PackageConsumer.dll
+jit_output="$(timeout 120 dotnet tests/PackageConsumer/bin/Release/net10.0/PackageConsumer.dll)"
+printf '%s\n' "$jit_output"
+grep -qF "Service Bus transport: 3 of 3 messages completed once each on the test broker" <<<"$jit_output" \
+    || { echo "the consumer app's JIT run did not complete the Service Bus round trip" >&2; exit 1; }
 
 echo "::: consumer app (NativeAOT)"
 aot_args=()
@@ -100,7 +107,10 @@ case "$(uname -m)" in
 esac
 dotnet publish tests/PackageConsumer -c Release -r "$rid" -p:PublishAot=true -p:PriorityAsyncVersion="$version" \
     -o "$aot_out" "${aot_args[@]}"
-timeout 120 "$aot_out/PackageConsumer"
+aot_output="$(timeout 120 "$aot_out/PackageConsumer")"
+printf '%s\n' "$aot_output"
+grep -qF "Service Bus transport: 3 of 3 messages completed once each on the test broker" <<<"$aot_output" \
+    || { echo "the consumer app's NativeAOT binary did not complete the Service Bus round trip" >&2; exit 1; }
 
 echo "::: README.md's first C# block, as Program.cs of a new console app"
 # The first ```csharp block, and the first ```text block after it: the output the README shows.

@@ -9,7 +9,9 @@ using PriorityAsync.Benchmarks.RenewalLoad;
 // `lease-latency [--smoke]` runs the real-time lease-latency harness, `lease-latency-reserved [--smoke]` its
 // reserved-capacity cells, `pump-throughput [--smoke]` the pump against a broker with latency, `dispatch-cpu-time [--smoke]` the CPU-time
 // dispatch probe, `renewal-load [--smoke] [--seed N]` the renew calls per second at 1 000 and 10 000 in flight,
-// `pump-allocations [--messages N]` the pump's bytes per message and a sampling allocation profile; anything else goes to BenchmarkDotNet.
+// `pump-allocations [--messages N]` the pump's bytes per message and a sampling allocation profile,
+// `servicebus-throughput [--smoke]` the pump against ServiceBusProcessor on the Service Bus test broker; anything else
+// goes to BenchmarkDotNet.
 if (args.Length > 0 && args[0] == "lease-latency")
 {
     return LeaseLatencyHarness.Run(args[1..]);
@@ -33,6 +35,11 @@ if (args.Length > 0 && args[0] == "renewal-load")
 if (args.Length > 0 && args[0] == "pump-allocations")
 {
     return PumpAllocationsHarness.Run(args[1..]);
+}
+
+if (args.Length > 0 && args[0] == "servicebus-throughput")
+{
+    return PriorityAsync.Benchmarks.ServiceBus.ServiceBusThroughputHarness.Run(args[1..]);
 }
 
 if (args.Length > 0 && args[0] == "dispatch-cpu-time")

@@ -1,7 +1,8 @@
 using PriorityAsync.PackageConsumer;
 
 // A user's first program on the packages, also published with NativeAOT: the quick start of docs/message-pump.md, the
-// pump as a hosted service, and the PostgreSQL transport (on a server when PRIORITYASYNC_POSTGRES is set). Exit code 0
+// pump as a hosted service, the PostgreSQL transport (on a server when PRIORITYASYNC_POSTGRES is set), and a Service
+// Bus round trip through the pump against the in-process test broker. Exit code 0
 // means every step completed. (README.md's first block runs as a new console app of its own, and every block of the
 // docs in tests/DocsCompile: .ci/consumer.sh.)
 var pumped = await MessagePumpQuickStart.RunAsync();
@@ -12,5 +13,8 @@ Console.WriteLine($"MessagePumpHostedService: {hosted} of 3 messages completed")
 
 var postgres = await PostgreSqlRoundTrip.RunAsync(Environment.GetEnvironmentVariable("PRIORITYASYNC_POSTGRES"));
 Console.WriteLine($"PostgreSQL transport: {postgres}");
+
+var serviceBus = await ServiceBusRoundTrip.RunAsync();
+Console.WriteLine($"Service Bus transport: {serviceBus}");
 
 return pumped.Completed == 10 && hosted == 3 ? 0 : 1;

@@ -17,14 +17,24 @@ public static class ScenarioOptions
 
     /// <summary>Creates <c>--strategy</c>: a strategy name of <see cref="StrategyCatalog"/>, lower-cased.</summary>
     /// <param name="acceptsAll">Whether <c>all</c> is accepted too (and returned as <c>all</c>).</param>
+    /// <param name="withServiceBus">
+    /// Whether the strategies that run only on Service Bus (the SDK's processor) are accepted too; a program that has no
+    /// <c>--broker servicebus</c> leaves them out.
+    /// </param>
     /// <returns>The option.</returns>
-    public static Option<string> Strategy(bool acceptsAll)
+    public static Option<string> Strategy(bool acceptsAll, bool withServiceBus = false)
     {
-        var names = StrategyCatalog.All.Select(s => s.Name).Concat(acceptsAll ? ["all"] : []).ToArray();
+        var names = StrategyCatalog.All
+            .Where(s => withServiceBus || s.Supports(BrokerKind.Memory))
+            .Select(s => s.Name)
+            .Concat(acceptsAll ? ["all"] : [])
+            .ToArray();
+        var list = string.Join('|', names);
         var option = new Option<string>("--strategy")
         {
-            Description = "The consumer strategy.",
-            HelpName = string.Join('|', names),
+            // A list too long for the help's first column goes into the description.
+            Description = list.Length > 40 ? $"The consumer strategy: {string.Join(", ", names[..^1])} or {names[^1]}." : "The consumer strategy.",
+            HelpName = list.Length > 40 ? "NAME" : list,
         };
         option.CustomParser = result =>
         {

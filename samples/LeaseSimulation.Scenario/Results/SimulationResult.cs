@@ -79,6 +79,26 @@ public sealed record SimulationResult
     [JsonIgnore]
     public TimeSpan WallTime { get; init; }
 
+    /// <summary>Gets how many deliveries the consumer received (<c>--broker servicebus</c>; <see langword="null"/> elsewhere).</summary>
+    [System.Text.Json.Serialization.JsonIgnore(Condition = System.Text.Json.Serialization.JsonIgnoreCondition.WhenWritingNull)]
+    public int? Deliveries { get; init; }
+
+    /// <summary>Gets how many times a handler started processing a delivery (<c>--broker servicebus</c>).</summary>
+    [System.Text.Json.Serialization.JsonIgnore(Condition = System.Text.Json.Serialization.JsonIgnoreCondition.WhenWritingNull)]
+    public int? HandlerRuns { get; init; }
+
+    /// <summary>Gets how many handler runs processed a message already processed once: redelivered after a lost lock (<c>--broker servicebus</c>).</summary>
+    [System.Text.Json.Serialization.JsonIgnore(Condition = System.Text.Json.Serialization.JsonIgnoreCondition.WhenWritingNull)]
+    public int? Duplicates { get; init; }
+
+    /// <summary>Gets how many deliveries lost their lock (<c>--broker servicebus</c>): each is redelivered, or dead-lettered at the last delivery.</summary>
+    [System.Text.Json.Serialization.JsonIgnore(Condition = System.Text.Json.Serialization.JsonIgnoreCondition.WhenWritingNull)]
+    public int? LeasesLost { get; init; }
+
+    /// <summary>Gets how many messages were dead-lettered after their last delivery lost its lock (<c>--broker servicebus</c>).</summary>
+    [System.Text.Json.Serialization.JsonIgnore(Condition = System.Text.Json.Serialization.JsonIgnoreCondition.WhenWritingNull)]
+    public int? DeadLettered { get; init; }
+
     /// <summary>Gets the monitor's samples, every 3 s of scenario time.</summary>
     [JsonIgnore]
     public IReadOnlyList<TimelineSample> Timeline { get; init; } = [];

@@ -33,6 +33,9 @@ public sealed class ScenarioRun
     /// <summary>Gets what the run counts.</summary>
     public ScenarioTracker Tracker { get; }
 
+    /// <summary>Gets the Service Bus ledger of a <c>--broker servicebus</c> run (set when its queue is created), or <see langword="null"/>.</summary>
+    public LeaseSimulation.Brokers.ServiceBus.ServiceBusLedger? ServiceBusLedger { get; internal set; }
+
     /// <summary>Gets whether the run was stopped at its deadline.</summary>
     public bool ReachedDeadline { get; private set; }
 

@@ -67,6 +67,11 @@ public static class SimulationRunner
             StoppedAtDeadline = run.ReachedDeadline,
             AbandonedAtDeadline = tracker.Abandoned,
             WallTime = wall.Elapsed,
+            Deliveries = run.ServiceBusLedger?.Deliveries,
+            HandlerRuns = run.ServiceBusLedger?.HandlerRuns,
+            Duplicates = run.ServiceBusLedger?.Duplicates,
+            LeasesLost = run.ServiceBusLedger?.LeasesLost,
+            DeadLettered = run.ServiceBusLedger?.DeadLettered,
             Timeline = tracker.Timeline,
         };
     }

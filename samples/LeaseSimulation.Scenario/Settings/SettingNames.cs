@@ -24,13 +24,14 @@ public static class SettingNames
         _ => throw new ArgumentOutOfRangeException(nameof(clock), clock, "Unknown clock."),
     };
 
-    /// <summary>Gets the spelling of a broker (<c>memory</c>, <c>postgres</c>).</summary>
+    /// <summary>Gets the spelling of a broker (<c>memory</c>, <c>postgres</c>, <c>servicebus</c>).</summary>
     /// <param name="broker">The broker.</param>
     /// <returns>The spelling.</returns>
     public static string Of(BrokerKind broker) => broker switch
     {
         BrokerKind.Memory => "memory",
         BrokerKind.Postgres => "postgres",
+        BrokerKind.ServiceBus => "servicebus",
         _ => throw new ArgumentOutOfRangeException(nameof(broker), broker, "Unknown broker."),
     };
 

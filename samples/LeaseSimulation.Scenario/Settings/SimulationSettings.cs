@@ -42,7 +42,11 @@ public sealed record SimulationSettings
     /// <summary>Gets who judges leases: the embedded in-memory default, or a PostgreSQL server (needs <see cref="ClockKind.Real"/>).</summary>
     public BrokerKind Broker { get; init; } = BrokerKind.Memory;
 
-    /// <summary>Gets the Npgsql connection string of the <see cref="BrokerKind.Postgres"/> broker; ignored for the in-memory one.</summary>
+    /// <summary>
+    /// Gets the connection string of the broker: Npgsql's for <see cref="BrokerKind.Postgres"/> (required); for
+    /// <see cref="BrokerKind.ServiceBus"/>, a Service Bus connection string naming an existing queue with <c>EntityPath</c>,
+    /// or <see langword="null"/> for an in-process test broker; ignored for the in-memory one.
+    /// </summary>
     public string? BrokerConnection { get; init; }
 
     /// <summary>
@@ -156,6 +160,19 @@ public sealed record SimulationSettings
             if (Clock != ClockKind.Real)
             {
                 throw new ArgumentException("The PostgreSQL broker judges leases on the server's real clock; use the real clock with a time scale.", nameof(Broker));
+            }
+        }
+
+        if (Broker == BrokerKind.ServiceBus)
+        {
+            if (Clock != ClockKind.Real)
+            {
+                throw new ArgumentException("The Service Bus broker judges locks on its own real clock; use the real clock with a time scale.", nameof(Broker));
+            }
+
+            if (BrokerConnection is not null && string.IsNullOrWhiteSpace(BrokerConnection))
+            {
+                throw new ArgumentException("The Service Bus connection string must not be blank (leave it out for the in-process test broker).", nameof(BrokerConnection));
             }
         }
 

@@ -34,6 +34,14 @@ public abstract class ConsumerStrategy
     /// <returns><see langword="true"/> when the broker latency applies.</returns>
     public virtual bool UsesInMemoryBroker(LeaseSimulation.Settings.SimulationSettings settings) => false;
 
+    /// <summary>
+    /// Gets whether the strategy can run on <paramref name="broker"/>. By default every broker but Service Bus, where the
+    /// seed's naive consumer (<c>fifo</c>), the pump and the SDK's processor run.
+    /// </summary>
+    /// <param name="broker">The broker.</param>
+    /// <returns><see langword="true"/> when the strategy runs on it.</returns>
+    public virtual bool Supports(LeaseSimulation.Settings.BrokerKind broker) => broker != LeaseSimulation.Settings.BrokerKind.ServiceBus;
+
     /// <inheritdoc />
     public override string ToString() => Name;
 }

@@ -1,4 +1,5 @@
 using LeaseSimulation.Brokers;
+using LeaseSimulation.Brokers.ServiceBus;
 using LeaseSimulation.Consumers;
 using LeaseSimulation.Hosting;
 using LeaseSimulation.Running;
@@ -15,9 +16,20 @@ public sealed class FifoStrategy : ConsumerStrategy
     public override string Description => "The seed's code as is: continuations in arrival order.";
 
     /// <inheritdoc />
+    public override bool Supports(LeaseSimulation.Settings.BrokerKind broker) => true;
+
+    /// <inheritdoc />
     public override void Run(ScenarioRun run)
     {
         ArgumentNullException.ThrowIfNull(run);
+        if (run.Settings.Broker == LeaseSimulation.Settings.BrokerKind.ServiceBus)
+        {
+            using var serviceBus = ServiceBusScenarioQueue.Create(run);
+            UnprioritisedHost.Run(run, new ServiceBusSeedConsumer(run, serviceBus).RunAsync);
+            serviceBus.Reconcile();
+            return;
+        }
+
         using var broker = run.Settings.Broker == LeaseSimulation.Settings.BrokerKind.Postgres ? PostgresScenarioQueue.Create(run.Settings, Name) : null;
         var consumer = new SeedConsumer(run, new UnorderedContinuations(run.Clock.TimeProvider), broker?.Queue);
         UnprioritisedHost.Run(run, consumer.RunAsync);

@@ -1,4 +1,5 @@
 using LeaseSimulation.Brokers;
+using LeaseSimulation.Brokers.ServiceBus;
 using LeaseSimulation.Consumers;
 using LeaseSimulation.Consumers.Pump;
 using LeaseSimulation.Hosting;
@@ -10,7 +11,7 @@ namespace LeaseSimulation.Strategies;
 
 /// <summary>
 /// PriorityAsync's <see cref="PriorityMessagePump"/> on the in-memory lease broker (or, with <c>--broker postgres</c>, on the
-/// PostgreSQL transport), with the seed's processor loop as its handler. The broker's lock is the lease duration; the
+/// PostgreSQL transport, or with <c>--broker servicebus</c> on the Service Bus transport), with the seed's processor loop as its handler. The broker's lock is the lease duration; the
 /// pump renews it one renew interval after each renewal.
 /// </summary>
 public sealed class PumpStrategy : ConsumerStrategy
@@ -36,9 +37,20 @@ public sealed class PumpStrategy : ConsumerStrategy
     }
 
     /// <inheritdoc />
+    public override bool Supports(LeaseSimulation.Settings.BrokerKind broker) => true;
+
+    /// <inheritdoc />
     public override void Run(ScenarioRun run)
     {
         ArgumentNullException.ThrowIfNull(run);
+        if (run.Settings.Broker == LeaseSimulation.Settings.BrokerKind.ServiceBus)
+        {
+            using var serviceBus = ServiceBusScenarioQueue.Create(run);
+            PriorityHost.Run(run, scheduler => ServiceBusPumpConsumer.RunAsync(run, scheduler, serviceBus));
+            serviceBus.Reconcile();
+            return;
+        }
+
         using var postgres = run.Settings.Broker == LeaseSimulation.Settings.BrokerKind.Postgres ? PostgresScenarioQueue.Create(run.Settings, Name) : null;
 
         // The broker is another machine: on the real clock its calls complete on a thread of its own, so neither the

@@ -10,6 +10,8 @@ public static class StrategyCatalog
         new SeedYieldStrategy(),
         new PriorityStrategy(),
         new PumpStrategy(),
+        new ProcessorStrategy(followsGuide: false),
+        new ProcessorStrategy(followsGuide: true),
     ];
 
     /// <summary>Finds a strategy by name (case-insensitive).</summary>

@@ -33,9 +33,17 @@ public static class MatrixPlanner
     {
         ArgumentNullException.ThrowIfNull(options);
         var contexts = options.Contexts ?? Enum.GetValues<ContextKind>();
-        var strategies = options.Strategies?.Select(StrategyCatalog.Get).ToArray() ?? [.. StrategyCatalog.All];
-        var cpuTimes = options.CpuMs is { } cpu ? [cpu] : SeedCpuTimesMs;
         var broker = options.Broker ?? BrokerKind.Memory;
+        var named = options.Strategies?.Select(StrategyCatalog.Get).ToArray() ?? [.. StrategyCatalog.All];
+        var strategies = named.Where(s => s.Supports(broker)).ToArray();
+        if (strategies.Length == 0)
+        {
+            throw new OptionException("--strategy", broker == BrokerKind.ServiceBus
+                ? $"Option --broker servicebus runs the strategies {string.Join(", ", StrategyCatalog.All.Where(s => s.Supports(broker)).Select(s => s.Name))}; --strategy {string.Join(", ", named.Select(s => s.Name))} cannot run on it."
+                : $"Option --strategy {string.Join(", ", named.Select(s => s.Name))} needs --broker servicebus (it is the Azure SDK's ServiceBusProcessor).");
+        }
+
+        var cpuTimes = options.CpuMs is { } cpu ? [cpu] : SeedCpuTimesMs;
         if (broker == BrokerKind.Postgres && string.IsNullOrWhiteSpace(options.Connection))
         {
             throw new OptionException("--connection", "Option --broker postgres needs --connection with an Npgsql connection string.");
@@ -53,14 +61,24 @@ public static class MatrixPlanner
             }
         }
 
-        if (broker == BrokerKind.Postgres && options.BrokerLatencyMs is not null)
+        if (broker == BrokerKind.ServiceBus && options.Connection is { } serviceBusConnection)
         {
-            throw new OptionException("--broker-latency", "Option --broker-latency needs --broker memory (the PostgreSQL broker has its own latency).");
+            ServiceBusConnectionCheck.ThrowIfInvalid(serviceBusConnection);
         }
 
-        if (broker != BrokerKind.Postgres && options.Connection is not null)
+        if (broker != BrokerKind.Memory && options.BrokerLatencyMs is not null)
         {
-            throw new OptionException("--connection", "Option --connection needs --broker postgres.");
+            throw new OptionException("--broker-latency", $"Option --broker-latency needs --broker memory (the {(broker == BrokerKind.Postgres ? "PostgreSQL" : "Service Bus")} broker has its own latency).");
+        }
+
+        if (broker == BrokerKind.Memory && options.Connection is not null)
+        {
+            throw new OptionException("--connection", "Option --connection needs --broker postgres or --broker servicebus.");
+        }
+
+        if (broker == BrokerKind.ServiceBus && options.Clock == ClockKind.Virtual)
+        {
+            throw new OptionException("--broker", "Option --broker servicebus needs the real clock: the broker judges locks on its own clock (drop --clock virtual; use --time-scale).");
         }
 
         if (broker == BrokerKind.Postgres && options.Clock == ClockKind.Virtual)
@@ -85,7 +103,7 @@ public static class MatrixPlanner
                 }
             }
 
-            if (options.Messages is null)
+            if (options.Messages is null && broker != BrokerKind.ServiceBus)
             {
                 // 3x rows: on virtual time at every CPU time; on the real clock only where cheap (the 1000 ms ones take
                 // 3000 s of scenario time on two workers; docs/simulation.md gives their command and numbers).

@@ -77,12 +77,24 @@ public static class SimulationCommand
                 error.WriteLine($"error: {planned.Label}: the PostgreSQL broker failed: {ex.Message.Split('\n')[0]}");
                 return 1;
             }
+            catch (Exception ex) when (options.Broker == BrokerKind.ServiceBus && ex is Azure.Messaging.ServiceBus.ServiceBusException or PriorityAsync.MessagePump.TransientTransportException or ArgumentException or UnauthorizedAccessException)
+            {
+                error.WriteLine($"error: {planned.Label}: the Service Bus broker failed: {ex.Message.Split('\n')[0]}");
+                return 1;
+            }
 
             results.Add(result);
             WriteRowLine(output, planned, result);
         }
 
         WriteTable(output, results);
+        if (ServiceBusTable.ToMarkdown(results) is { Length: > 0 } serviceBus)
+        {
+            output.WriteLine();
+            output.WriteLine("Service Bus, head to head (leases lost: deliveries whose lock was lost; duplicates: handler runs of a message beyond its first):");
+            output.Write(serviceBus);
+        }
+
         if (options.Sweep)
         {
             output.WriteLine();
@@ -142,10 +154,17 @@ public static class SimulationCommand
     }
 
     private static void WriteRowLine(TextWriter output, PlannedRun planned, SimulationResult result) =>
-        output.WriteLine($"  {planned.Label}: completed {result.Completed}, lost {result.Lost}, total {result.TotalSeconds:0.0} s ({result.WallTime.TotalSeconds:0.0} s wall)");
+        output.WriteLine(result.LeasesLost is { } leasesLost
+            ? $"  {planned.Label}: completed {result.Completed}, dead-lettered {result.DeadLettered}, leases lost {leasesLost}, duplicates {result.Duplicates}, total {result.TotalSeconds:0.0} s ({result.WallTime.TotalSeconds:0.0} s wall)"
+            : $"  {planned.Label}: completed {result.Completed}, lost {result.Lost}, total {result.TotalSeconds:0.0} s ({result.WallTime.TotalSeconds:0.0} s wall)");
 
     private static void WriteTable(TextWriter output, IReadOnlyList<SimulationResult> results)
     {
+        if (results.Count > 0 && results.All(r => r.LeasesLost is not null))
+        {
+            return; // Service Bus rows only: their table (ServiceBusTable) says what the broker did.
+        }
+
         output.WriteLine();
         output.Write(ResultTable.ToMarkdown(results));
         if (results.Where(r => r.BrokerLatencyMs > 0).Select(r => r.BrokerLatencyMs).Distinct().ToList() is [var latency])

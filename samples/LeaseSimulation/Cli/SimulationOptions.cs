@@ -14,16 +14,20 @@ internal sealed class SimulationOptions
 {
     private readonly Option<string> _context = ContextOption();
 
-    private readonly Option<string> _strategy = Described(ScenarioOptions.Strategy(acceptsAll: true), "(default: all)");
+    private readonly Option<string> _strategy = Described(ScenarioOptions.Strategy(acceptsAll: true, withServiceBus: true), "(default: all)");
 
     private readonly Option<ClockKind> _clock = Described(ScenarioOptions.Clock(), "(default: virtual on single-thread, real elsewhere; virtual needs single-thread)");
 
     private readonly Option<BrokerKind> _broker = ScenarioOptions.Choice<BrokerKind>(
         "--broker",
-        "memory|postgres",
-        "Who judges leases: the embedded in-memory broker (default), or a PostgreSQL server (real clock; e.g. --time-scale 0.1 for 500 ms locks).");
+        "memory|postgres|servicebus",
+        "Who judges leases: the embedded in-memory broker (default), a PostgreSQL server, or Service Bus (an in-process test broker "
+        + "unless --connection; runs fifo, pump, processor and processor-guide). Both need the real clock; e.g. --time-scale 0.1 for 500 ms locks.");
 
-    private readonly Option<string> _connection = ScenarioOptions.Text("--connection", "STRING", "The Npgsql connection string of --broker postgres.");
+    private readonly Option<string> _connection = ScenarioOptions.Text(
+        "--connection",
+        "STRING",
+        "The Npgsql connection string of --broker postgres (required), or the Service Bus connection string of --broker servicebus naming an existing empty queue with EntityPath (default: an in-process test broker).");
 
     private readonly Option<int> _brokerLatency = ScenarioOptions.Milliseconds(
         "--broker-latency",

@@ -39,9 +39,9 @@ public static class SweepPlanner
             throw new OptionException("--clock", "Option --clock must be virtual with --sweep (the sweep runs on one thread and virtual time).");
         }
 
-        if (options.Broker == BrokerKind.Postgres)
+        if (options.Broker is { } broker && broker != BrokerKind.Memory)
         {
-            throw new OptionException("--broker", "Option --broker must be memory with --sweep (the sweep runs on virtual time; PostgreSQL judges leases on its own clock).");
+            throw new OptionException("--broker", "Option --broker must be memory with --sweep (the sweep runs on virtual time; PostgreSQL and Service Bus judge leases on their own clocks).");
         }
 
         var single = options with { Contexts = [ContextKind.SingleThread], Clock = ClockKind.Virtual, Messages = options.Messages ?? 100 };

@@ -32,7 +32,7 @@ public sealed class SweepTests
     {
         var plan = SweepPlanner.Plan(SimulationCommand.Parse(["--sweep"]));
 
-        plan.Should().HaveCount(SweepPlanner.CpuTimesMs.Count * LeaseSimulation.Strategies.StrategyCatalog.All.Count);
+        plan.Should().HaveCount(SweepPlanner.CpuTimesMs.Count * LeaseSimulation.Strategies.StrategyCatalog.All.Count(s => s.Supports(BrokerKind.Memory)));
         plan.Select(p => (int)p.Settings.CpuTime.TotalMilliseconds).Distinct().Should().Equal(SweepPlanner.CpuTimesMs);
         plan.Should().OnlyContain(p => p.Settings.Context == ContextKind.SingleThread && p.Settings.Clock == ClockKind.Virtual && p.Settings.Messages == 100);
     }
@@ -55,7 +55,7 @@ public sealed class SweepTests
             exitCode.Should().Be(0);
             var text = output.ToString();
             text.Should().Contain("| cpu ms | lower bound s | binds |");
-            foreach (var strategy in LeaseSimulation.Strategies.StrategyCatalog.All)
+            foreach (var strategy in LeaseSimulation.Strategies.StrategyCatalog.All.Where(s => s.Supports(BrokerKind.Memory)))
             {
                 text.Should().Contain($" {strategy.Name} total/bound | {strategy.Name} lost |");
             }

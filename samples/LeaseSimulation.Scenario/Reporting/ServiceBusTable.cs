@@ -1,0 +1,71 @@
+using System.Globalization;
+using System.Text;
+using LeaseSimulation.Results;
+
+namespace LeaseSimulation.Reporting;
+
+/// <summary>
+/// Formats the Service Bus rows (<c>--broker servicebus</c>) as the head-to-head table: per strategy and context, the
+/// messages completed and dead-lettered, the locks lost, and the duplicates (handler runs of a message beyond its first).
+/// </summary>
+public static class ServiceBusTable
+{
+    private static readonly string[] Headers =
+    [
+        "context", "strategy", "cpu ms", "messages", "completed", "dead-lettered", "leases lost", "duplicates", "handler runs", "total s", "wall s",
+    ];
+
+    /// <summary>Formats the results that have Service Bus counts; empty when none has.</summary>
+    /// <param name="results">The results, in row order.</param>
+    /// <returns>The table, one line per row, ending with a newline; or the empty string.</returns>
+    public static string ToMarkdown(IEnumerable<SimulationResult> results)
+    {
+        ArgumentNullException.ThrowIfNull(results);
+        var rows = results.Where(r => r.LeasesLost is not null).Select(ToCells).ToList();
+        if (rows.Count == 0)
+        {
+            return string.Empty;
+        }
+
+        var widths = Headers.Select((h, i) => Math.Max(h.Length, rows.Max(r => r[i].Length))).ToArray();
+        var text = new StringBuilder();
+        AppendRow(text, Headers, widths);
+        AppendRow(text, [.. widths.Select((w, i) => i < 2 ? new string('-', w) : new string('-', w - 1) + ":")], widths);
+        foreach (var row in rows)
+        {
+            AppendRow(text, row, widths);
+        }
+
+        return text.ToString();
+    }
+
+    private static string[] ToCells(SimulationResult r) =>
+    [
+        r.Context,
+        r.Strategy,
+        r.CpuMs.ToString("0", CultureInfo.InvariantCulture),
+        Integer(r.Messages),
+        Integer(r.Completed),
+        Integer(r.DeadLettered ?? 0),
+        Integer(r.LeasesLost ?? 0),
+        Integer(r.Duplicates ?? 0),
+        Integer(r.HandlerRuns ?? 0),
+        (r.StoppedAtDeadline ? "*" : string.Empty) + r.TotalSeconds.ToString("0.0", CultureInfo.InvariantCulture),
+        r.WallTime.TotalSeconds.ToString("0.0", CultureInfo.InvariantCulture),
+    ];
+
+    private static string Integer(int value) => value.ToString(CultureInfo.InvariantCulture);
+
+    private static void AppendRow(StringBuilder text, IReadOnlyList<string> cells, int[] widths)
+    {
+        text.Append('|');
+        for (var i = 0; i < cells.Count; i++)
+        {
+            text.Append(' ');
+            text.Append(i < 2 ? cells[i].PadRight(widths[i]) : cells[i].PadLeft(widths[i]));
+            text.Append(" |");
+        }
+
+        text.Append('\n');
+    }
+}
