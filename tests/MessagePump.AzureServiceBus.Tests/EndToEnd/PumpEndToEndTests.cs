@@ -188,9 +188,12 @@ public sealed class PumpEndToEndTests(ITestOutputHelper output)
     [Fact]
     public async Task A_stop_abandons_what_is_in_flight_and_leaves_nothing_locked()
     {
+        // Locks of 5 minutes: every lock the broker still shows after the stop must be given back, none can run out
+        // while the test waits (its bound is SbHarness.HangBound, one minute).
+        var longLock = TimeSpan.FromMinutes(5);
         await using var sb = await SbHarness.StartAsync();
-        var queue = CreateQueue(sb, count: 4);
-        await using var source = await sb.Transport.OpenAsync(ServiceBusEntity.Queue("orders"), Options());
+        var queue = CreateQueue(sb, count: 4, lockDuration: longLock);
+        await using var source = await sb.Transport.OpenAsync(ServiceBusEntity.Queue("orders"), Options(longLock));
         var started = 0;
 
         var stats = PumpRun.Until(
@@ -206,7 +209,11 @@ public sealed class PumpEndToEndTests(ITestOutputHelper output)
 
         stats.AbandonedAtStop.Should().Be(4);
         stats.InFlight.Should().Be(0);
-        queue.LockedCount.Should().Be(0);
+
+        // The 7.x receiver leaves the link credit a receive did not use open (PrefetchCount 0 too), so an abandoned
+        // message can be delivered again into the SDK's buffer while no receive waits; the client releases it at once,
+        // and the broker puts it back uncounted. Seen once in ten idle runs as 2 locked at the moment of the check.
+        await Wait.UntilAsync(() => Task.FromResult(queue.LockedCount == 0), SbHarness.HangBound, "every lock given back after the stop", TimeSpan.FromMilliseconds(20));
         queue.ActiveCount.Should().Be(4);
         queue.CompletedCount.Should().Be(0);
     }
