@@ -19,11 +19,6 @@ namespace PriorityAsync.MessagePump;
 /// Works on a <see cref="PriorityAsyncContext"/> (one thread, optionally on virtual time) and on a
 /// <see cref="PriorityTaskScheduler"/>. The pump does not use <c>ConfigureAwait(false)</c>: its continuations stay in their lanes.
 /// </para>
-/// <para>
-/// Named like <see cref="PriorityTaskScheduler"/> rather than after its package: a type may not share the name of its
-/// namespace (<c>PriorityAsync.MessagePump</c>), so the component's name stays on the package, the namespace, the meter
-/// and the options (<see cref="MessagePumpOptions"/>), and the class is <c>PriorityMessagePump</c>.
-/// </para>
 /// </remarks>
 public sealed partial class PriorityMessagePump : IAsyncDisposable
 {
