@@ -41,22 +41,12 @@ internal sealed partial class PumpTelemetry
     private Activity? StartProcessSpan(ILeasedMessage message)
     {
         var producer = ProducerContext(message);
-        var tags = new TagList
-        {
-            { MessagePumpDiagnostics.PumpTag, _pump },
-            { MessagePumpDiagnostics.MessagingSystemTag, _system },
-            { MessagePumpDiagnostics.OperationNameTag, MessagePumpDiagnostics.ProcessOperation },
-            { MessagePumpDiagnostics.OperationTypeTag, MessagePumpDiagnostics.ProcessOperation },
-            { MessagePumpDiagnostics.MessageIdTag, message.MessageId },
-            { MessagePumpDiagnostics.DeliveryCountTag, message.DeliveryCount },
-        };
-        if (_destination is not null)
-        {
-            tags.Add(MessagePumpDiagnostics.DestinationNameTag, _destination);
-        }
-
+        var tags = SpanTags(
+            MessagePumpDiagnostics.ProcessOperation,
+            new(MessagePumpDiagnostics.MessageIdTag, message.MessageId),
+            new(MessagePumpDiagnostics.DeliveryCountTag, message.DeliveryCount));
         return Source.StartActivity(
-            _destination is null ? MessagePumpDiagnostics.ProcessOperation : $"{MessagePumpDiagnostics.ProcessOperation} {_destination}",
+            SpanName(MessagePumpDiagnostics.ProcessOperation),
             ActivityKind.Consumer,
             producer ?? default,
             tags,
@@ -87,25 +77,14 @@ internal sealed partial class PumpTelemetry
             }
         }
 
-        var tags = new TagList
-        {
-            { MessagePumpDiagnostics.PumpTag, _pump },
-            { MessagePumpDiagnostics.MessagingSystemTag, _system },
-            { MessagePumpDiagnostics.OperationNameTag, MessagePumpDiagnostics.ReceiveOperation },
-            { MessagePumpDiagnostics.OperationTypeTag, MessagePumpDiagnostics.ReceiveOperation },
-            { MessagePumpDiagnostics.BatchMessageCountTag, messages.Count },
-        };
-        if (_destination is not null)
-        {
-            tags.Add(MessagePumpDiagnostics.DestinationNameTag, _destination);
-        }
+        var tags = SpanTags(MessagePumpDiagnostics.ReceiveOperation, new KeyValuePair<string, object?>(MessagePumpDiagnostics.BatchMessageCountTag, messages.Count));
 
         var previous = Activity.Current;
         Activity.Current = null;
         try
         {
             Source.StartActivity(
-                _destination is null ? MessagePumpDiagnostics.ReceiveOperation : $"{MessagePumpDiagnostics.ReceiveOperation} {_destination}",
+                SpanName(MessagePumpDiagnostics.ReceiveOperation),
                 ActivityKind.Client,
                 default(ActivityContext),
                 tags,
@@ -177,4 +156,30 @@ internal sealed partial class PumpTelemetry
 
     /// <summary>The <c>error.type</c> of an exception: its type's full name.</summary>
     internal static string ErrorType(Exception failure) => failure.GetType().FullName ?? failure.GetType().Name;
+
+    /// <summary>A span's name: the operation, then the queue when the source names it.</summary>
+    private string SpanName(string operation) => _destination is null ? operation : $"{operation} {_destination}";
+
+    /// <summary>The tags of a span, in this order: the pump, the system, the operation's name and type, <paramref name="extra"/>, then the queue when the source names it.</summary>
+    private TagList SpanTags(string operation, params ReadOnlySpan<KeyValuePair<string, object?>> extra)
+    {
+        var tags = new TagList
+        {
+            { MessagePumpDiagnostics.PumpTag, _pump },
+            { MessagePumpDiagnostics.MessagingSystemTag, _system },
+            { MessagePumpDiagnostics.OperationNameTag, operation },
+            { MessagePumpDiagnostics.OperationTypeTag, operation },
+        };
+        foreach (var tag in extra)
+        {
+            tags.Add(tag);
+        }
+
+        if (_destination is not null)
+        {
+            tags.Add(MessagePumpDiagnostics.DestinationNameTag, _destination);
+        }
+
+        return tags;
+    }
 }
