@@ -28,7 +28,8 @@ public sealed partial class ServiceBusPumpProcessor
             failure = ex;
         }
 
-        if (failure is not null)
+        // A handler canceled by the pump (stop, or a lost lock reported below) is not an error of its own, as with the SDK.
+        if (failure is not null && !(failure is OperationCanceledException && context.CancellationToken.IsCancellationRequested))
         {
             await ReportAsync(error, failure, ServiceBusErrorSource.ProcessMessageCallback).ConfigureAwait(true);
         }
@@ -44,8 +45,9 @@ public sealed partial class ServiceBusPumpProcessor
             return;
         }
 
-        if (args.IsSettled)
+        if (args.IsSettled || context.LeaseState == MessageLeaseState.Settled)
         {
+            // Settled by the handler, or by the pump's stop path (abandoned after the shutdown wait).
             return;
         }
 
