@@ -282,8 +282,7 @@ public sealed class ServiceBusTestBroker : IAsyncDisposable
             host = _host;
         }
 
-        host?.DetachConsumers(entityPath);
-        return Task.CompletedTask;
+        return host?.DetachConsumersAsync(entityPath) ?? Task.CompletedTask;
     }
 
     private static void Deliver(List<PendingDelivery> deliveries)

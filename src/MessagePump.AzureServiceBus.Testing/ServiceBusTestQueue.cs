@@ -332,7 +332,9 @@ public sealed class ServiceBusTestQueue
 
     internal SettleResult SettleLocked(IConsumer? consumer, Guid lockToken, SettleKind kind, string? reason, string? description, DateTimeOffset now, IReadOnlyList<KeyValuePair<string, object>>? propertiesToModify = null)
     {
-        if (!_locked.TryGetValue(lockToken, out var message) || (consumer is not null && !ReferenceEquals(message.Holder, consumer)))
+        // As Service Bus: a lock belongs to the receive link that took it; once that link is detached, no settlement
+        // (over the link, another link or the $management node) finds it, and the message comes back when it expires.
+        if (!_locked.TryGetValue(lockToken, out var message) || (consumer is not null && !ReferenceEquals(message.Holder, consumer)) || message.Holder is { IsClosed: true })
         {
             return message?.SessionId is not null || consumer?.SessionId is not null ? SettleResult.SessionLockLost : SettleResult.LockLost;
         }
@@ -375,7 +377,7 @@ public sealed class ServiceBusTestQueue
     /// <summary>Renews a message lock; null when the lock is unknown or already expired.</summary>
     internal DateTimeOffset? RenewLocked(Guid lockToken, DateTimeOffset now)
     {
-        if (!_locked.TryGetValue(lockToken, out var message) || message.LockedUntil <= now)
+        if (!_locked.TryGetValue(lockToken, out var message) || message.LockedUntil <= now || message.Holder is { IsClosed: true })
         {
             return null;
         }

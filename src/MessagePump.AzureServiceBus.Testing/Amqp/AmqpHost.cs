@@ -61,8 +61,9 @@ internal sealed class AmqpHost : IRuntimeProvider
         }
     }
 
-    public void DetachConsumers(string? entityPath)
+    public Task DetachConsumersAsync(string? entityPath)
     {
+        var detached = new List<Task>();
         ConsumerLink[] consumers;
         lock (_consumers)
         {
@@ -74,8 +75,11 @@ internal sealed class AmqpHost : IRuntimeProvider
             if (entityPath is null || string.Equals(consumer.Queue.Path, entityPath.Trim('/'), StringComparison.OrdinalIgnoreCase))
             {
                 consumer.Close(ServiceBusSymbols.DetachForced, "The link was detached by ServiceBusTestFaults.DetachReceiveLinksAsync.");
+                detached.Add(consumer.Detached);
             }
         }
+
+        return Task.WhenAll(detached);
     }
 
     AmqpConnection IConnectionFactory.CreateConnection(TransportBase transport, ProtocolHeader protocolHeader, bool isInitiator, AmqpSettings amqpSettings, AmqpConnectionSettings connectionSettings) =>
