@@ -1,4 +1,3 @@
-using System.Globalization;
 using PriorityAsync.MessagePump.AzureServiceBus.Testing.Amqp;
 
 namespace PriorityAsync.MessagePump.AzureServiceBus.Testing;

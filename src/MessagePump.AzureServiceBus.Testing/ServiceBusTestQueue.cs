@@ -1,5 +1,3 @@
-using System.Globalization;
-
 namespace PriorityAsync.MessagePump.AzureServiceBus.Testing;
 
 /// <summary>

@@ -1,10 +1,5 @@
-using System.Collections.Concurrent;
-using System.Net;
-using System.Net.Sockets;
 using Microsoft.Azure.Amqp;
 using Microsoft.Azure.Amqp.Framing;
-using Microsoft.Azure.Amqp.Sasl;
-using Microsoft.Azure.Amqp.Transport;
 
 namespace PriorityAsync.MessagePump.AzureServiceBus.Testing.Amqp;
 

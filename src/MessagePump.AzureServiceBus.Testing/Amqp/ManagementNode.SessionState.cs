@@ -1,6 +1,5 @@
 using Microsoft.Azure.Amqp;
 using Microsoft.Azure.Amqp.Encoding;
-using Microsoft.Azure.Amqp.Framing;
 
 namespace PriorityAsync.MessagePump.AzureServiceBus.Testing.Amqp;
 
