@@ -51,7 +51,7 @@ internal sealed class TimedSource(IMessageSource inner) : IMessageSource
         return result;
     }
 
-    /// <summary>Prints the mean time from each event to the next one, per kind of transition.</summary>
+    /// <summary>Prints the median and mean time from each event to the next one, per kind of transition (the last receive of a run waits out its MaxWaitTime, so read the median).</summary>
     public void Print(TextWriter writer)
     {
         List<(string Event, long At)> events;
@@ -61,17 +61,23 @@ internal sealed class TimedSource(IMessageSource inner) : IMessageSource
         }
 
         events.Sort((a, b) => a.At.CompareTo(b.At));
-        var sums = new Dictionary<string, (double Total, int Count)>(StringComparer.Ordinal);
+        var spans = new Dictionary<string, List<double>>(StringComparer.Ordinal);
         for (var i = 1; i < events.Count; i++)
         {
             var key = $"{events[i - 1].Event} -> {events[i].Event}";
             var us = Stopwatch.GetElapsedTime(events[i - 1].At, events[i].At).TotalMicroseconds;
-            sums[key] = sums.TryGetValue(key, out var s) ? (s.Total + us, s.Count + 1) : (us, 1);
+            if (!spans.TryGetValue(key, out var list))
+            {
+                spans[key] = list = [];
+            }
+
+            list.Add(us);
         }
 
-        foreach (var (key, (total, count)) in sums.OrderByDescending(p => p.Value.Total))
+        foreach (var (key, list) in spans.OrderByDescending(p => p.Value.Sum()))
         {
-            writer.WriteLine($"  {key,-50} n={count,6} mean={total / count,8:0.0} us total={total / 1000,8:0.0} ms");
+            list.Sort();
+            writer.WriteLine($"  {key,-50} n={list.Count,6} median={list[list.Count / 2],8:0.0} us mean={list.Average(),8:0.0} us total={list.Sum() / 1000,8:0.0} ms");
         }
     }
 
