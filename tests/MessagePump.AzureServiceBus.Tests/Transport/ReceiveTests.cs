@@ -102,12 +102,7 @@ public sealed class ReceiveTests
     {
         // The broker locks the messages for 30 s when the receive is sent; the answer reaches the source 5 s later (a
         // starved thread pool), so only 25 s of the lock are left on arrival: more than the 2 s tolerance short of 30 s.
-        _receiver.Enqueue((_, _) =>
-        {
-            IReadOnlyList<ServiceBusReceivedMessage> batch = [Received("a", TimeSpan.FromSeconds(30))];
-            _clock.Advance(TimeSpan.FromSeconds(5));
-            return Task.FromResult(batch);
-        });
+        EnqueueAnsweredLate(lockFor: TimeSpan.FromSeconds(30), late: TimeSpan.FromSeconds(5));
         var source = Source(new ServiceBusSourceOptions { LockDuration = TimeSpan.FromSeconds(30) });
 
         (await source.ReceiveBatchAsync(1)).Should().ContainSingle();
@@ -120,12 +115,7 @@ public sealed class ReceiveTests
     [Fact]
     public async Task A_lock_shorter_than_configured_is_caught_even_when_the_first_receive_was_answered_late()
     {
-        _receiver.Enqueue((_, _) =>
-        {
-            IReadOnlyList<ServiceBusReceivedMessage> batch = [Received("a", TimeSpan.FromSeconds(30))];
-            _clock.Advance(TimeSpan.FromSeconds(5));
-            return Task.FromResult(batch);
-        });
+        EnqueueAnsweredLate(lockFor: TimeSpan.FromSeconds(30), late: TimeSpan.FromSeconds(5));
         var source = Source(new ServiceBusSourceOptions { LockDuration = TimeSpan.FromSeconds(40) });
 
         (await source.Invoking(s => s.ReceiveBatchAsync(1)).Should().ThrowAsync<InvalidOperationException>()).Which.Message.Should().Contain("is wrong");
@@ -149,6 +139,15 @@ public sealed class ReceiveTests
     {
         ((IMessageSource)Source()).CompletesBatchesNatively.Should().BeFalse();
     }
+
+    /// <summary>A receive whose messages the broker locks when it is sent, answered <paramref name="late"/> later.</summary>
+    private void EnqueueAnsweredLate(TimeSpan lockFor, TimeSpan late) =>
+        _receiver.Enqueue((_, _) =>
+        {
+            IReadOnlyList<ServiceBusReceivedMessage> batch = [Received("a", lockFor)];
+            _clock.Advance(late);
+            return Task.FromResult(batch);
+        });
 
     private ServiceBusMessageSource Source(ServiceBusSourceOptions? options = null)
     {
