@@ -17,8 +17,7 @@ internal sealed partial class AmqpHost
         for (var attempt = 1; ; attempt++)
         {
             var chosen = port != 0 ? port : FreeLoopbackPort();
-            var tcp = new TcpTransportSettings { Host = IPAddress.Loopback.ToString(), Port = chosen };
-            var listener = new AmqpTransportListener([tcp.CreateListener()], settings);
+            var listener = new AmqpTransportListener([new DedicatedThreadTransportListener(new IPEndPoint(IPAddress.Loopback, chosen))], settings);
             try
             {
                 listener.Listen(onAccept);
