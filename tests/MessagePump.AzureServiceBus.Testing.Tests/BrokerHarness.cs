@@ -7,7 +7,7 @@ namespace PriorityAsync.MessagePump.AzureServiceBus.Testing.Tests;
 internal sealed class BrokerHarness : IAsyncDisposable
 {
     /// <summary>A bound that only turns a hang into a failure; never a speed assertion.</summary>
-    public static readonly TimeSpan HangBound = TimeSpan.FromSeconds(60);
+    public static readonly TimeSpan HangBound = Bounded.Patient;
 
     private BrokerHarness(ServiceBusTestBroker broker, FakeTimeProvider clock, ServiceBusClient client)
     {
@@ -24,25 +24,13 @@ internal sealed class BrokerHarness : IAsyncDisposable
 
     public static async Task<BrokerHarness> StartAsync(int maxRetries = 2)
     {
-        // Whole milliseconds: AMQP timestamps (x-opt-locked-until) carry milliseconds, so the client sees the broker's times exactly.
-        var now = DateTimeOffset.UtcNow;
-        var clock = new FakeTimeProvider(now - TimeSpan.FromTicks(now.Ticks % TimeSpan.TicksPerMillisecond));
+        var clock = new FakeTimeProvider(TestBrokerClients.WholeMillisecondsNow());
         var broker = await ServiceBusTestBroker.StartAsync(new ServiceBusTestBrokerOptions { TimeProvider = clock });
         var client = new ServiceBusClient(broker.ConnectionString, ClientOptions(maxRetries));
         return new BrokerHarness(broker, clock, client);
     }
 
-    public static ServiceBusClientOptions ClientOptions(int maxRetries = 2) => new()
-    {
-        RetryOptions = new ServiceBusRetryOptions
-        {
-            Mode = ServiceBusRetryMode.Fixed,
-            MaxRetries = maxRetries,
-            Delay = TimeSpan.FromMilliseconds(50),
-            MaxDelay = TimeSpan.FromMilliseconds(200),
-            TryTimeout = TimeSpan.FromSeconds(10),
-        },
-    };
+    public static ServiceBusClientOptions ClientOptions(int maxRetries = 2) => TestBrokerClients.ClientOptions(maxRetries);
 
     public async ValueTask DisposeAsync()
     {

@@ -1,4 +1,3 @@
-using PriorityAsync.MessagePump.PostgreSql.Tests.Support;
 
 namespace PriorityAsync.MessagePump.AzureServiceBus.Tests.Support;
 
@@ -24,7 +23,7 @@ internal static class PumpRun
                 await whileRunning(pump);
             }
 
-            await Wait.UntilAsync(() => Task.FromResult(done()), SbHarness.HangBound, what, TimeSpan.FromMilliseconds(50));
+            await Bounded.UntilAsync(() => Task.FromResult(done()), SbHarness.HangBound, what, TimeSpan.FromMilliseconds(50));
             await pump.StopAsync();
             statistics = pump.GetStatistics();
         });

@@ -7,7 +7,7 @@ namespace PriorityAsync.MessagePump.AzureServiceBus.Tests.Support;
 internal sealed class SbHarness : IAsyncDisposable
 {
     /// <summary>A bound that only turns a hang into a failure; never a speed assertion.</summary>
-    public static readonly TimeSpan HangBound = TimeSpan.FromSeconds(60);
+    public static readonly TimeSpan HangBound = Bounded.Patient;
 
     private SbHarness(ServiceBusTestBroker broker, ServiceBusTransport transport, TimeProvider clock)
     {
@@ -28,12 +28,7 @@ internal sealed class SbHarness : IAsyncDisposable
     /// <summary>Starts a broker on the system clock, or on a virtual clock started now (whole milliseconds, as AMQP carries them).</summary>
     public static async Task<SbHarness> StartAsync(bool virtualTime = false, int maxRetries = 2)
     {
-        TimeProvider clock = TimeProvider.System;
-        if (virtualTime)
-        {
-            var now = DateTimeOffset.UtcNow;
-            clock = new VirtualTimeProvider(now - TimeSpan.FromTicks(now.Ticks % TimeSpan.TicksPerMillisecond));
-        }
+        TimeProvider clock = virtualTime ? new VirtualTimeProvider(TestBrokerClients.WholeMillisecondsNow()) : TimeProvider.System;
 
         var broker = await ServiceBusTestBroker.StartAsync(new ServiceBusTestBrokerOptions { TimeProvider = clock });
         var transport = new ServiceBusTransport(broker.ConnectionString, new ServiceBusTransportOptions
@@ -44,17 +39,7 @@ internal sealed class SbHarness : IAsyncDisposable
         return new SbHarness(broker, transport, clock);
     }
 
-    public static ServiceBusClientOptions ClientOptions(int maxRetries = 2) => new()
-    {
-        RetryOptions = new ServiceBusRetryOptions
-        {
-            Mode = ServiceBusRetryMode.Fixed,
-            MaxRetries = maxRetries,
-            Delay = TimeSpan.FromMilliseconds(50),
-            MaxDelay = TimeSpan.FromMilliseconds(200),
-            TryTimeout = TimeSpan.FromSeconds(10),
-        },
-    };
+    public static ServiceBusClientOptions ClientOptions(int maxRetries = 2) => TestBrokerClients.ClientOptions(maxRetries);
 
     public async ValueTask DisposeAsync()
     {

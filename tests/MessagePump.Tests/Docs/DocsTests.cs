@@ -1,4 +1,3 @@
-using PriorityAsync.Tests.Shared;
 
 namespace PriorityAsync.MessagePump.Tests.Docs;
 

@@ -1,4 +1,3 @@
-using PriorityAsync.Tests.Support;
 
 namespace PriorityAsync.MessagePump.Tests.InMemory;
 
