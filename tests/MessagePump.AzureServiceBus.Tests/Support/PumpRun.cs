@@ -1,4 +1,3 @@
-
 namespace PriorityAsync.MessagePump.AzureServiceBus.Tests.Support;
 
 /// <summary>Runs a <see cref="PriorityMessagePump"/> on one thread (<see cref="PriorityAsyncContext"/>) and the real clock until a condition holds, then stops it.</summary>

@@ -1,4 +1,3 @@
-
 namespace PriorityAsync.MessagePump.Tests.InMemory;
 
 /// <summary>

@@ -1,4 +1,3 @@
-
 namespace PriorityAsync.Tests.Docs;
 
 public class ConceptsPageTests

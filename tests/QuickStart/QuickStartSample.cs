@@ -1,6 +1,12 @@
-namespace PriorityAsync.MessagePump.Tests.Docs;
+using PriorityAsync.MessagePump;
 
-/// <summary>The quick start of docs/message-pump.md, compiled and run; <see cref="DocsTests"/> keeps the two identical.</summary>
+namespace PriorityAsync.QuickStarts;
+
+/// <summary>
+/// The quick start of docs/message-pump.md, the one copy: compiled and run by MessagePump.Tests (DocsTests keeps it
+/// identical to the page) and by the package consumer app against the packed packages (.ci/consumer.sh), both through
+/// QuickStart.projitems.
+/// </summary>
 internal static class QuickStartSample
 {
     public static async Task<InMemoryQueueStatistics> RunAsync()
