@@ -8,7 +8,7 @@ internal static class HostedPump
 {
     public static async Task<long> RunAsync()
     {
-        var queue = new InMemoryLeaseBroker().CreateQueue("hosted");
+        var queue = new InMemoryTransport().CreateQueue("hosted");
         for (var i = 0; i < 3; i++)
         {
             queue.Send(BitConverter.GetBytes(i));

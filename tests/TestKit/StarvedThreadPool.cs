@@ -3,8 +3,8 @@ namespace PriorityAsync.TestKit;
 /// <summary>
 /// Caps the thread pool just above its current size and blocks every pool thread until disposed: the pool cannot run
 /// anything else meanwhile. One implementation for the tests and the lease-latency harness; the simulation's sustained
-/// sync-over-async load (samples, LeaseSimulation.Hosting.ThreadPoolStarvation) is a different scenario: a feeder that
-/// keeps a backlog of blocking calls coming.
+/// sync-over-async load (samples, LeaseSimulation.Hosting.SyncOverAsyncStarvation) is a different scenario: a feeder
+/// that keeps a backlog of blocking calls coming.
 /// </summary>
 public sealed class StarvedThreadPool : IDisposable
 {
