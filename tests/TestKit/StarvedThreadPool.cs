@@ -1,12 +1,12 @@
-namespace PriorityAsync.Tests.Shared;
+namespace PriorityAsync.TestKit;
 
 /// <summary>
 /// Caps the thread pool just above its current size and blocks every pool thread until disposed: the pool cannot run
-/// anything else meanwhile. One implementation for the tests and the lease-latency harness (linked into each); the
-/// simulation's sustained sync-over-async load (samples, LeaseSimulation.Hosting.SyncOverAsyncStarvation) is a different
-/// scenario: a feeder that keeps a backlog of blocking calls coming.
+/// anything else meanwhile. One implementation for the tests and the lease-latency harness; the simulation's sustained
+/// sync-over-async load (samples, LeaseSimulation.Hosting.SyncOverAsyncStarvation) is a different scenario: a feeder
+/// that keeps a backlog of blocking calls coming.
 /// </summary>
-internal sealed class ThreadPoolStarvation : IDisposable
+public sealed class StarvedThreadPool : IDisposable
 {
     private readonly ManualResetEventSlim _release = new();
     private readonly CountdownEvent _blockersDone;
@@ -14,7 +14,7 @@ internal sealed class ThreadPoolStarvation : IDisposable
     private readonly int _maxIo;
     private bool _disposed;
 
-    private ThreadPoolStarvation()
+    private StarvedThreadPool()
     {
         ThreadPool.GetMaxThreads(out _maxWorkers, out _maxIo);
         ThreadPool.GetMinThreads(out var minWorkers, out var minIo);
@@ -47,7 +47,8 @@ internal sealed class ThreadPoolStarvation : IDisposable
     }
 
     /// <summary>Starves the pool until the returned object is disposed.</summary>
-    public static ThreadPoolStarvation Begin() => new();
+    /// <returns>The starvation; dispose it to end it.</returns>
+    public static StarvedThreadPool Begin() => new();
 
     /// <summary>Releases the blockers and restores the pool's limit; safe to call more than once.</summary>
     public void Dispose()

@@ -1,15 +1,14 @@
 using System.Diagnostics;
 
-namespace PriorityAsync.Tests.Shared;
+namespace PriorityAsync.TestKit;
 
 /// <summary>
 /// Measures how long the machine held the test process back while it ran: a thread of normal priority sleeps 5 ms at
 /// a time and records the longest it got back late (a stop of the whole process, a garbage collection, the CPU given
 /// to other work). A real-clock test compares it with the margin its claim needs: below the margin the claim must hold;
-/// at or above it, no code could have kept it, and the test asserts what holds at any load. Linked into every test
-/// project.
+/// at or above it, no code could have kept it, and the test asserts what holds at any load.
 /// </summary>
-internal sealed class PauseProbe : IDisposable
+public sealed class PauseProbe : IDisposable
 {
     private static readonly TimeSpan Step = TimeSpan.FromMilliseconds(5);
     private readonly Thread _thread;

@@ -1,4 +1,4 @@
-namespace PriorityAsync.MessagePump.PostgreSql.Tests.Support;
+namespace PriorityAsync.TestKit;
 
 /// <summary>
 /// A test that needs the PostgreSQL server of <c>PRIORITYASYNC_POSTGRES</c>: skipped, with the reason, when the variable

@@ -1,13 +1,17 @@
 using PriorityAsync.MessagePump;
-using PriorityAsync.MessagePump.Hosting;
 
-namespace PriorityAsync.PackageConsumer;
+namespace PriorityAsync.QuickStarts;
 
-/// <summary>docs/message-pump.md's quick start, as written there.</summary>
-internal static class MessagePumpQuickStart
+/// <summary>
+/// The quick start of docs/message-pump.md, the one copy: compiled and run by MessagePump.Tests (DocsTests keeps it
+/// identical to the page) and by the package consumer app against the packed packages (.ci/consumer.sh), both through
+/// QuickStart.projitems.
+/// </summary>
+internal static class QuickStartSample
 {
     public static async Task<InMemoryQueueStatistics> RunAsync()
     {
+        // <quick-start>
         var broker = new InMemoryTransport();
         var orders = broker.CreateQueue("orders", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(30) });
         for (var i = 0; i < 10; i++)
@@ -34,30 +38,7 @@ internal static class MessagePumpQuickStart
 
         await pump.StopAsync();
         Console.WriteLine($"completed {orders.GetStatistics().Completed} of 10");
+        // </quick-start>
         return orders.GetStatistics();
-    }
-}
-
-/// <summary>The Hosting package without a host: the hosted service started and stopped as a host would.</summary>
-internal static class HostedPump
-{
-    public static async Task<long> RunAsync()
-    {
-        var queue = new InMemoryTransport().CreateQueue("hosted");
-        for (var i = 0; i < 3; i++)
-        {
-            queue.Send(BitConverter.GetBytes(i));
-        }
-
-        await using var service = new MessagePumpHostedService(queue, (context, cancellationToken) => Task.Delay(1, cancellationToken));
-        await service.StartAsync(CancellationToken.None);
-        using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(30));
-        while (queue.GetStatistics().Completed < 3 && !timeout.IsCancellationRequested)
-        {
-            await Task.Delay(10);
-        }
-
-        await service.StopAsync(CancellationToken.None);
-        return queue.GetStatistics().Completed;
     }
 }

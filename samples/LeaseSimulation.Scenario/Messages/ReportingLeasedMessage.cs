@@ -1,28 +1,29 @@
-using LeaseSimulation.Messages;
-using LeaseSimulation.Tracking;
 using PriorityAsync.MessagePump;
 
-namespace LeaseSimulation.Consumers.Pump;
+namespace LeaseSimulation.Messages;
 
-/// <summary>A broker message that reports its renewals and settlement to the run's tracker.</summary>
-public sealed class TrackedLeasedMessage : ILeasedMessage
+/// <summary>
+/// A broker message as the pump sees it, reporting its renewals and how its delivery ended to the run's bookkeeping
+/// (the tracker of the in-memory and PostgreSQL runs, the ledger of the Service Bus runs).
+/// </summary>
+public sealed class ReportingLeasedMessage : ILeasedMessage
 {
     private readonly ILeasedMessage _inner;
-    private readonly ScenarioTracker _tracker;
+    private readonly Action<ReportingLeasedMessage, LeaseEvent> _report;
     private int _settling;
 
     /// <summary>Wraps <paramref name="inner"/>.</summary>
     /// <param name="inner">The broker's message.</param>
     /// <param name="simulated">The scenario's record of it.</param>
-    /// <param name="tracker">The run's tracker.</param>
-    public TrackedLeasedMessage(ILeasedMessage inner, SimulatedMessage simulated, ScenarioTracker tracker)
+    /// <param name="report">Called with this message and each event, after the broker answered.</param>
+    public ReportingLeasedMessage(ILeasedMessage inner, SimulatedMessage simulated, Action<ReportingLeasedMessage, LeaseEvent> report)
     {
         ArgumentNullException.ThrowIfNull(inner);
         ArgumentNullException.ThrowIfNull(simulated);
-        ArgumentNullException.ThrowIfNull(tracker);
+        ArgumentNullException.ThrowIfNull(report);
         _inner = inner;
         Simulated = simulated;
-        _tracker = tracker;
+        _report = report;
     }
 
     /// <summary>Gets the scenario's record of the message.</summary>
@@ -33,6 +34,9 @@ public sealed class TrackedLeasedMessage : ILeasedMessage
 
     /// <inheritdoc />
     public ReadOnlyMemory<byte> Body => _inner.Body;
+
+    /// <inheritdoc />
+    public IReadOnlyDictionary<string, string> Headers => _inner.Headers;
 
     /// <inheritdoc />
     public int DeliveryCount => _inner.DeliveryCount;
@@ -46,41 +50,41 @@ public sealed class TrackedLeasedMessage : ILeasedMessage
         try
         {
             var lockedUntil = await _inner.RenewLockAsync(cancellationToken);
-            _tracker.RecordBrokerRenewal(Simulated, renewed: true);
+            _report(this, LeaseEvent.Renewed);
             return lockedUntil;
         }
         catch (LeaseLostException) when (Volatile.Read(ref _settling) == 0)
         {
             // A renewal that races the settlement of the message (a broker with latency) finds it settled: the
             // settlement's outcome counts, not the renewal.
-            _tracker.RecordBrokerRenewal(Simulated, renewed: false);
+            _report(this, LeaseEvent.RenewalLost);
             throw;
         }
     }
 
     /// <inheritdoc />
     public Task CompleteAsync(CancellationToken cancellationToken = default) =>
-        SettleAsync(() => _inner.CompleteAsync(cancellationToken), MessageStatus.Done);
+        SettleAsync(() => _inner.CompleteAsync(cancellationToken), LeaseEvent.Completed);
 
     /// <inheritdoc />
     public Task AbandonAsync(CancellationToken cancellationToken = default) =>
-        SettleAsync(() => _inner.AbandonAsync(cancellationToken), MessageStatus.Lost);
+        SettleAsync(() => _inner.AbandonAsync(cancellationToken), LeaseEvent.Abandoned);
 
     /// <inheritdoc />
     public Task DeadLetterAsync(string reason, CancellationToken cancellationToken = default) =>
-        SettleAsync(() => _inner.DeadLetterAsync(reason, cancellationToken), MessageStatus.Lost);
+        SettleAsync(() => _inner.DeadLetterAsync(reason, cancellationToken), LeaseEvent.DeadLettered);
 
-    private async Task SettleAsync(Func<Task> settle, MessageStatus outcome)
+    private async Task SettleAsync(Func<Task> settle, LeaseEvent outcome)
     {
         Volatile.Write(ref _settling, 1);
         try
         {
             await settle();
-            _tracker.RecordBrokerOutcome(Simulated, outcome);
+            _report(this, outcome);
         }
         catch (LeaseLostException)
         {
-            _tracker.RecordBrokerOutcome(Simulated, MessageStatus.Lost);
+            _report(this, LeaseEvent.SettlementLost);
             throw;
         }
     }
