@@ -72,4 +72,30 @@ public sealed partial class PriorityTaskScheduler
             Finish();
         }
     }
+
+    /// <summary>Sleeps in <see cref="PriorityScheduler.Gate"/> until a waker pulses, unless work or a close is already there.</summary>
+    private void Park()
+    {
+        lock (Gate)
+        {
+            Interlocked.Increment(ref _parkedWorkers);
+            if (IsReady(AllLanes) || Acceptance >= AcceptanceState.Closing)
+            {
+                Interlocked.Decrement(ref _parkedWorkers);
+                Interlocked.Increment(ref _searchingWorkers);
+                return;
+            }
+
+            Monitor.Wait(Gate);
+            Interlocked.Decrement(ref _parkedWorkers);
+            if (_pendingWakes > 0)
+            {
+                _pendingWakes--; // the waker already counted this worker as searching
+            }
+            else
+            {
+                Interlocked.Increment(ref _searchingWorkers); // woken by a close
+            }
+        }
+    }
 }

@@ -2,6 +2,18 @@ namespace PriorityAsync;
 
 public sealed partial class PriorityAsyncContext
 {
+    /// <inheritdoc />
+    private protected override void OnWorkAvailable(int rank)
+    {
+        if (Volatile.Read(ref _parked) != 0)
+        {
+            lock (Gate)
+            {
+                Monitor.Pulse(Gate);
+            }
+        }
+    }
+
     private bool IsRunOver => _entryCompleted && OutstandingOperations == 0;
 
     private void RunLoop(SchedulerWorker worker)
