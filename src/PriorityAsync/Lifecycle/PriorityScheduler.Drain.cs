@@ -26,12 +26,7 @@ public abstract partial class PriorityScheduler
     /// <summary>Ends the outstanding run counted by <see cref="StartTrackedRun"/> when <paramref name="run"/> completes.</summary>
     /// <param name="run">The task of the run.</param>
     internal void EndTrackedRunWhenDone(Task run) =>
-        _ = run.ContinueWith(
-            static (_, s) => ((PriorityScheduler)s!).RunCompleted(),
-            this,
-            CancellationToken.None,
-            TaskContinuationOptions.ExecuteSynchronously,
-            TaskScheduler.Default);
+        SynchronousContinuation.Attach(run, static (_, s) => ((PriorityScheduler)s!).RunCompleted(), this);
 
     /// <summary>Ends one outstanding run.</summary>
     internal void RunCompleted()

@@ -24,12 +24,7 @@ public sealed partial class PriorityTaskScheduler
             Acceptance = AcceptanceState.Draining;
         }
 
-        _ = WhenDrainedAsync().ContinueWith(
-            static (_, s) => ((PriorityTaskScheduler)s!).OnDrained(),
-            this,
-            CancellationToken.None,
-            TaskContinuationOptions.ExecuteSynchronously,
-            TaskScheduler.Default);
+        SynchronousContinuation.Attach(WhenDrainedAsync(), static (_, s) => ((PriorityTaskScheduler)s!).OnDrained(), this);
     }
 
     /// <summary>

@@ -45,12 +45,7 @@ public sealed partial class PriorityAsyncContext
             using (EnterWorker(worker))
             {
                 var entry = start();
-                _ = entry.ContinueWith(
-                    static (_, state) => ((PriorityAsyncContext)state!).OnEntryCompleted(),
-                    this,
-                    CancellationToken.None,
-                    TaskContinuationOptions.ExecuteSynchronously,
-                    TaskScheduler.Default);
+                SynchronousContinuation.Attach(entry, static (_, state) => ((PriorityAsyncContext)state!).OnEntryCompleted(), this);
                 RunLoop(worker);
                 return entry;
             }
