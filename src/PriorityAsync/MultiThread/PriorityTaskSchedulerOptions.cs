@@ -51,15 +51,8 @@ public sealed class PriorityTaskSchedulerOptions : PrioritySchedulerOptions
     internal override void Validate()
     {
         base.Validate();
-        if (WorkerCount is < 1 or > MaxWorkerCount)
-        {
-            throw new ArgumentOutOfRangeException(nameof(WorkerCount), WorkerCount, $"PriorityTaskSchedulerOptions.WorkerCount must be between 1 and {MaxWorkerCount}.");
-        }
-
-        if (ReservedWorkerCount is < 0 or > MaxWorkerCount)
-        {
-            throw new ArgumentOutOfRangeException(nameof(ReservedWorkerCount), ReservedWorkerCount, $"PriorityTaskSchedulerOptions.ReservedWorkerCount must be between 0 and {MaxWorkerCount}.");
-        }
+        OptionRules.ThrowIfOutOfRange(WorkerCount, 1, MaxWorkerCount, nameof(PriorityTaskSchedulerOptions), nameof(WorkerCount));
+        OptionRules.ThrowIfOutOfRange(ReservedWorkerCount, 0, MaxWorkerCount, nameof(PriorityTaskSchedulerOptions), nameof(ReservedWorkerCount));
 
         if (ReservedLane.Rank >= Lanes.Count)
         {

@@ -16,9 +16,6 @@ namespace PriorityAsync;
 /// </summary>
 internal static partial class WorkerThreadPriority
 {
-    /// <summary>Linux's <c>SCHED_OTHER</c>, the default time-sharing policy.</summary>
-    public const int NormalPolicy = 0;
-
     /// <summary>Linux's <c>SCHED_IDLE</c>: runs only when no ordinary thread wants the core.</summary>
     public const int IdlePolicy = 5;
 
@@ -49,12 +46,6 @@ internal static partial class WorkerThreadPriority
         }
     }
 
-    /// <summary>Gets the calling thread's nice value on Linux; 0 elsewhere.</summary>
-    public static int CurrentNice() => OperatingSystem.IsLinux() ? GetPriority(PrioProcess, GetThreadId()) : 0;
-
-    /// <summary>Gets the calling thread's Linux scheduling policy (<see cref="NormalPolicy"/>, <see cref="IdlePolicy"/>, ...); <see cref="NormalPolicy"/> elsewhere.</summary>
-    public static int CurrentPolicy() => OperatingSystem.IsLinux() ? GetScheduler(GetThreadId()) : NormalPolicy;
-
     /// <summary>How much <paramref name="priority"/> adds to a Linux nice value (for <see cref="ThreadPriority.Lowest"/>, only where <c>SCHED_IDLE</c> is refused).</summary>
     private static int NiceIncrement(ThreadPriority priority) => priority switch
     {
@@ -74,7 +65,4 @@ internal static partial class WorkerThreadPriority
 
     [LibraryImport("libc", EntryPoint = "sched_setscheduler")]
     private static partial int SetScheduler(int thread, int policy, ref int parameters);
-
-    [LibraryImport("libc", EntryPoint = "sched_getscheduler")]
-    private static partial int GetScheduler(int thread);
 }

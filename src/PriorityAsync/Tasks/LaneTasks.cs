@@ -1,9 +1,9 @@
 using System.Diagnostics.CodeAnalysis;
 
-namespace PriorityAsync.MessagePump;
+namespace PriorityAsync;
 
 /// <summary>
-/// <c>WhenAny</c>/<c>WhenAll</c> for the pump's lanes. <see cref="Task.WhenAny(Task[])"/> and
+/// <c>WhenAny</c>/<c>WhenAll</c> that stay in the caller's lane. <see cref="Task.WhenAny(Task[])"/> and
 /// <see cref="Task.WhenAll(Task[])"/> complete through the thread pool when a task they watch was created with
 /// <see cref="TaskCreationOptions.RunContinuationsAsynchronously"/>; on a <see cref="VirtualTimeProvider"/> the clock
 /// jumps to its next timer while that hop is under way. These helpers complete through <c>await</c> continuations
@@ -36,7 +36,7 @@ internal static class LaneTasks
         }
     }
 
-    [SuppressMessage("Usage", "VSTHRD003:Avoid awaiting foreign Tasks", Justification = "The tasks forwarded are the pump's own (its receive loop, message Finished/SettleEnded tasks, settle calls and clock delays). No JoinableTaskFactory is involved, so the foreign-task deadlock this rule guards against cannot occur.")]
+    [SuppressMessage("Usage", "VSTHRD003:Avoid awaiting foreign Tasks", Justification = "The tasks forwarded are the caller's own (a message pump's receive loop, settle calls and clock delays); only their completion is forwarded. No JoinableTaskFactory is involved, so the foreign-task deadlock this rule guards against cannot occur.")]
     private static async Task ForwardAsync(Task task, TaskCompletionSource either)
     {
         await task.ConfigureAwait(InLane);
