@@ -2,8 +2,11 @@ namespace PriorityAsync.MessagePump;
 
 public sealed partial class PriorityMessagePump
 {
-    /// <summary>Runs the handler in the processing lane, then settles the message in the lease lane.</summary>
-    private async Task ProcessAsync(MessageContext context)
+    /// <summary>
+    /// Runs the handler in the processing lane, then settles the message in the lease lane. Started by
+    /// <see cref="MessageContext.StartProcessing"/> as tracked work of the processing lane, which it ends when done.
+    /// </summary>
+    internal async Task ProcessAsync(MessageContext context)
     {
         try
         {
@@ -42,7 +45,14 @@ public sealed partial class PriorityMessagePump
         }
         finally
         {
-            Finish(context);
+            try
+            {
+                Finish(context);
+            }
+            finally
+            {
+                ProcessingLane.EndTracked(); // a graceful stop of the scheduler waits for this, as for Lane.Run
+            }
         }
     }
 

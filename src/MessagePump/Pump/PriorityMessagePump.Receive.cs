@@ -160,7 +160,7 @@ public sealed partial class PriorityMessagePump
         Interlocked.Increment(ref _received);
         _telemetry.Received();
         MessagePumpLog.Received(_logger, Name, message.MessageId, message.DeliveryCount, message.LockedUntil);
-        _ = ProcessingLane.Run(() => ProcessAsync(context));
+        context.StartProcessing(ProcessingLane);
     }
 
     /// <summary>
