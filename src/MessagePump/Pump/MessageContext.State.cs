@@ -9,7 +9,6 @@ public sealed partial class MessageContext
     private TaskCompletionSource? _settleEnded;
     private CancellationTokenSource? _settleAbort; // created only when a settle call needs the token, or at an abort
     private ISettleAbortListener? _settleAbortListener;
-    private ExecutionContext? _startContext; // from the receive path to the handler's start: see StartProcessing
     private int _isFinished;
     private int _isSettleEnded;
     private int _settleAborted;

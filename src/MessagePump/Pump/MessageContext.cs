@@ -8,7 +8,7 @@ namespace PriorityAsync.MessagePump;
 /// <see cref="PriorityScheduler.YieldIfNeeded"/> to let lease renewals run.
 /// </summary>
 [SuppressMessage("Design", "CA1001:Types that own disposable fields should be disposable", Justification = "A public type handed to handlers: adding IDisposable would change the public API and invite a handler to dispose what the pump owns. Its CancellationTokenSources are plain ones (no timer, not linked), so they hold nothing that needs releasing and are collected with the context.")]
-public sealed partial class MessageContext : ILaneWorkItem
+public sealed partial class MessageContext
 {
     private readonly PriorityMessagePump _pump;
 
@@ -63,31 +63,6 @@ public sealed partial class MessageContext : ILaneWorkItem
     {
         ArgumentException.ThrowIfNullOrWhiteSpace(reason);
         return _pump.LeaseLane.Run(() => _pump.SettleAsync(this, Settlement.DeadLetter, reason));
-    }
-
-    /// <summary>
-    /// Queues the handler into <paramref name="lane"/> as tracked work, with this context as the queued item (no
-    /// delegate, closure or task per message); the caller's execution context flows to the handler as with
-    /// <see cref="Lane.Run(Func{Task})"/>. Throws where <c>Lane.Run</c> throws.
-    /// </summary>
-    internal void StartProcessing(Lane lane)
-    {
-        _startContext = ExecutionContext.Capture();
-        lane.StartTracked(this);
-    }
-
-    /// <summary>Runs in the processing lane: starts the pump's processing of this message, which ends the tracked work.</summary>
-    void ILaneWorkItem.Execute()
-    {
-        var captured = _startContext;
-        _startContext = null;
-        if (captured is null)
-        {
-            _ = _pump.ProcessAsync(this);
-            return;
-        }
-
-        ExecutionContext.Run(captured, static state => _ = ((MessageContext)state!)._pump.ProcessAsync((MessageContext)state!), this);
     }
 
     /// <inheritdoc />

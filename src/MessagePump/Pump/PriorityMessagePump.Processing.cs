@@ -3,56 +3,118 @@ namespace PriorityAsync.MessagePump;
 public sealed partial class PriorityMessagePump
 {
     /// <summary>
-    /// Runs the handler in the processing lane, then settles the message in the lease lane. Started by
-    /// <see cref="MessageContext.StartProcessing"/> as tracked work of the processing lane, which it ends when done.
+    /// Runs the handler in the processing lane (the first step of a message's processing, started by
+    /// <see cref="MessageContext.StartProcessing"/> as tracked work of the processing lane). The steps are driven by the
+    /// message's own context, not by an async method: no state machine, delegate or task per message when the handler
+    /// and the settlement complete at once, and a continuation only when one of them does not.
     /// </summary>
-    internal async Task ProcessAsync(MessageContext context)
+    internal void RunHandler(MessageContext context)
+    {
+        Task? handled = null;
+        try
+        {
+            context.ProcessStart = TimeProvider.GetTimestamp();
+            context.ProcessSpan = _telemetry.StartProcess(context.Message); // Activity.Current inside the handler
+            handled = _handler(context, context.CancellationToken)
+                ?? throw new InvalidOperationException("The message handler returned null; it must return a task.");
+        }
+        catch (Exception ex)
+        {
+            context.ProcessFailure = ex;
+        }
+
+        if (handled is null || handled.IsCompleted)
+        {
+            OnHandled(context, handled);
+        }
+        else
+        {
+            context.ContinueWhenDone(handled, MessageContext.ProcessingStep.Handled);
+        }
+    }
+
+    /// <summary>
+    /// The handler has returned (<paramref name="handled"/> is its task, or <see langword="null"/> when it threw):
+    /// records it, then settles in the lease lane.
+    /// </summary>
+    internal void OnHandled(MessageContext context, Task? handled)
     {
         try
         {
-            var start = TimeProvider.GetTimestamp();
-            Exception? failure = null;
-            var span = _telemetry.StartProcess(context.Message); // Activity.Current inside the handler
-            try
+            if (handled is not null)
             {
-                await _handler(context, context.CancellationToken);
-            }
-            catch (Exception ex)
-            {
-                failure = ex;
-            }
-
-            _telemetry.Processed(TimeProvider.GetElapsedTime(start), failure);
-            PumpTelemetry.StopProcess(span, failure);
-
-            // Settling releases the lock: as urgent as keeping it.
-            await LeaseLane.SwitchTo();
-            if (context.IsClaimed)
-            {
-                // The lease was lost or the message was settled (dead-lettered by the handler, abandoned at stop).
-                return;
+                try
+                {
+#pragma warning disable VSTHRD002 // The task has completed (IsCompleted, or this is its continuation): nothing waits.
+                    handled.GetAwaiter().GetResult(); // the handler's exception, as await would throw it
+#pragma warning restore VSTHRD002
+                }
+                catch (Exception ex)
+                {
+                    context.ProcessFailure = ex;
+                }
             }
 
-            if (failure is null)
-            {
-                await SettleAsync(context, Settlement.Complete);
-                return;
-            }
-
-            Interlocked.Increment(ref _handlerFailures);
-            MessagePumpLog.HandlerFailed(_logger, failure, Name, context.Message.MessageId, context.Message.DeliveryCount);
-            await SettleAsync(context, Settlement.Abandon);
+            var failure = context.ProcessFailure;
+            _telemetry.Processed(TimeProvider.GetElapsedTime(context.ProcessStart), failure);
+            PumpTelemetry.StopProcess(context.ProcessSpan, failure);
+            context.ProcessSpan = null;
         }
         finally
         {
-            try
+            // Settling releases the lock: as urgent as keeping it.
+            context.ContinueIn(LeaseLane, MessageContext.ProcessingStep.Settle);
+        }
+    }
+
+    /// <summary>Settles the handled message, in the lease lane, unless it was claimed meanwhile; then finishes it.</summary>
+    internal void Settle(MessageContext context)
+    {
+        Task<bool>? settling = null;
+        try
+        {
+            if (context.IsClaimed)
             {
-                Finish(context);
+                // The lease was lost or the message was settled (dead-lettered by the handler, abandoned at stop).
             }
-            finally
+            else if (context.ProcessFailure is not { } failure)
             {
-                ProcessingLane.EndTracked(); // a graceful stop of the scheduler waits for this, as for Lane.Run
+                settling = SettleAsync(context, Settlement.Complete);
             }
+            else
+            {
+                Interlocked.Increment(ref _handlerFailures);
+                MessagePumpLog.HandlerFailed(_logger, failure, Name, context.Message.MessageId, context.Message.DeliveryCount);
+                settling = SettleAsync(context, Settlement.Abandon);
+            }
+        }
+        finally
+        {
+            if (settling is null || settling.IsCompleted)
+            {
+                EndProcessing(context);
+            }
+            else
+            {
+                context.ContinueWhenDone(settling, MessageContext.ProcessingStep.Settled);
+            }
+        }
+    }
+
+    /// <summary>
+    /// The last step: finishes the message and ends the processing lane's tracked work (a graceful stop of the
+    /// scheduler waits for it, as for <see cref="Lane.Run(Func{Task})"/>).
+    /// </summary>
+    internal void EndProcessing(MessageContext context)
+    {
+        context.ProcessFailure = null;
+        try
+        {
+            Finish(context);
+        }
+        finally
+        {
+            ProcessingLane.EndTracked();
         }
     }
 

@@ -29,6 +29,18 @@ public sealed partial class Lane
         Scheduler.Enqueue(this, ExecuteWorkItem, workItem);
     }
 
+    /// <summary>
+    /// Queues <paramref name="workItem"/> into this lane as the next step of work already tracked (or not tracked at
+    /// all), like a <see cref="System.Threading.SynchronizationContext.Post"/>: it never throws, and once the scheduler
+    /// stops taking work the item runs on the thread pool and counts in <see cref="PriorityScheduler.RejectedWorkCount"/>.
+    /// </summary>
+    /// <param name="workItem">The work; <see cref="ILaneWorkItem.Execute"/> runs once in this lane.</param>
+    internal void Post(ILaneWorkItem workItem)
+    {
+        ArgumentNullException.ThrowIfNull(workItem);
+        Scheduler.Enqueue(this, ExecuteWorkItem, workItem);
+    }
+
     /// <summary>Ends one piece of tracked work started by <see cref="StartTracked"/>; call it exactly once per start.</summary>
     internal void EndTracked() => Scheduler.RunCompleted();
 }
