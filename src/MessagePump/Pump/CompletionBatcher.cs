@@ -224,6 +224,9 @@ internal sealed class CompletionBatcher
         private readonly CompletionBatcher _batcher;
         private ManualResetValueTaskSourceCore<Exception?> _core;
         private MessageContext? _context;
+        private SynchronizationContext? _capturedContext;
+        private Action<object?>? _continuation;
+        private object? _continuationState;
         private int _set;
         private int _owners;
 
@@ -284,8 +287,45 @@ internal sealed class CompletionBatcher
 
         public ValueTaskSourceStatus GetStatus(short token) => _core.GetStatus(token);
 
-        public void OnCompleted(Action<object?> continuation, object? state, short token, ValueTaskSourceOnCompletedFlags flags) =>
-            _core.OnCompleted(continuation, state, token, flags);
+        /// <summary>
+        /// Like a task's await continuation: with a captured lane, it runs inline when the outcome is set in that lane
+        /// (the batcher's call answered in the lease lane) and is posted to the lane otherwise. The core alone would
+        /// always post, which would put every completion's settlement behind the lease lane's queue.
+        /// </summary>
+        public void OnCompleted(Action<object?> continuation, object? state, short token, ValueTaskSourceOnCompletedFlags flags)
+        {
+            var context = flags.HasFlag(ValueTaskSourceOnCompletedFlags.UseSchedulingContext) ? SynchronizationContext.Current : null;
+            _capturedContext = context is not null && context.GetType() != typeof(SynchronizationContext) ? context : null;
+            _continuation = continuation;
+            _continuationState = state;
+            _core.OnCompleted(InvokeContinuation, this, token, flags & ~ValueTaskSourceOnCompletedFlags.UseSchedulingContext);
+        }
+
+        private static void InvokeContinuation(object? state)
+        {
+            var pending = (Pending)state!;
+            var context = pending._capturedContext;
+            if (context is null || ReferenceEquals(context, SynchronizationContext.Current))
+            {
+                RunContinuation(pending);
+            }
+            else
+            {
+#pragma warning disable VSTHRD001 // A lane's context, not a UI thread: posting is how an await continuation reaches its lane.
+                context.Post(static s => RunContinuation((Pending)s!), pending);
+#pragma warning restore VSTHRD001
+            }
+        }
+
+        private static void RunContinuation(Pending pending)
+        {
+            var continuation = pending._continuation!;
+            var state = pending._continuationState;
+            pending._continuation = null;
+            pending._continuationState = null;
+            pending._capturedContext = null;
+            continuation(state); // reads the outcome: the pending may be reused from here on
+        }
 
         public void OnSettleAbort(CancellationToken token)
         {

@@ -60,13 +60,17 @@ public sealed partial class MessageContext : ILaneWorkItem
         lane.Post(this);
     }
 
-    /// <summary>Runs <paramref name="step"/> where <paramref name="task"/> completes, in the current execution context, as an await would.</summary>
+    /// <summary>
+    /// Runs <paramref name="step"/> once <paramref name="task"/> completes, as an await in the current lane would: posted
+    /// back to the lane (never through the thread pool, which would let a virtual clock run ahead of it), in the current
+    /// execution context.
+    /// </summary>
     internal void ContinueWhenDone(Task task, ProcessingStep step)
     {
         _step = step;
         _awaited = task;
         _resume ??= RunStep;
-        task.ConfigureAwait(false).GetAwaiter().OnCompleted(_resume);
+        task.GetAwaiter().OnCompleted(_resume);
     }
 
     /// <summary>Runs in the lane the step was queued into.</summary>
