@@ -20,7 +20,7 @@ if (builder.Configuration["messages"] is { } messages)
 
 builder.Services.AddSingleton(_ =>
 {
-    var broker = new InMemoryLeaseBroker();
+    var broker = new InMemoryTransport();
     broker.CreateQueue("orders", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(30) });
     return broker;
 });
@@ -30,7 +30,7 @@ builder.Services.AddHostedService<OrderProducer>();
 
 // The pump: a new scope per message, an OrderHandler (and its OrderUnitOfWork) resolved from it. It runs on a
 // PriorityTaskScheduler of its own; register a PriorityScheduler singleton to share one between pumps.
-builder.Services.AddMessagePump("orders", provider => provider.GetRequiredService<InMemoryLeaseBroker>().GetQueue("orders"))
+builder.Services.AddMessagePump("orders", provider => provider.GetRequiredService<InMemoryTransport>().GetQueue("orders"))
     .BindConfiguration("MessagePumps:orders")
     .WithHandler<OrderHandler>();
 

@@ -80,7 +80,7 @@ public sealed class OrderHandler(OrderUnitOfWork unitOfWork, Progress progress, 
 }
 
 /// <summary>Sends orders to the in-memory queue: <see cref="SampleOptions.Messages"/> of them, or until the host stops.</summary>
-public sealed class OrderProducer(InMemoryLeaseBroker broker, IOptions<SampleOptions> options) : BackgroundService
+public sealed class OrderProducer(InMemoryTransport broker, IOptions<SampleOptions> options) : BackgroundService
 {
     /// <inheritdoc />
     protected override async Task ExecuteAsync(CancellationToken stoppingToken)

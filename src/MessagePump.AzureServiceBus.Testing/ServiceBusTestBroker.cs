@@ -9,7 +9,7 @@ namespace PriorityAsync.MessagePump.AzureServiceBus.Testing;
 /// <see cref="ConnectionString"/>; create entities with <see cref="CreateQueue"/> and <see cref="CreateTopic"/>.
 /// Locks are judged on <see cref="TimeProvider"/>, so a fake clock expires them deterministically.
 /// </summary>
-public sealed class ServiceBusTestBroker : IAsyncDisposable
+public sealed partial class ServiceBusTestBroker : IAsyncDisposable
 {
     private readonly Dictionary<string, ServiceBusTestQueue> _queues = new(StringComparer.OrdinalIgnoreCase);
     private readonly Dictionary<string, ServiceBusTestTopic> _topics = new(StringComparer.OrdinalIgnoreCase);
@@ -167,113 +167,6 @@ public sealed class ServiceBusTestBroker : IAsyncDisposable
 
     internal static string SubscriptionPath(string topic, string subscription) => topic + "/Subscriptions/" + subscription;
 
-    internal static void ValidateEntityName(string name, string paramName)
-    {
-        ArgumentException.ThrowIfNullOrWhiteSpace(name, paramName);
-        if (name.StartsWith('/') || name.EndsWith('/') || name.Contains('$', StringComparison.Ordinal) || name.Any(char.IsWhiteSpace))
-        {
-            throw new ArgumentException($"'{name}' is not a valid entity name: no leading or trailing '/', no '$', no white space.", paramName);
-        }
-    }
-
-    internal ServiceBusTestQueue AddQueue(string path, ServiceBusTestEntityOptions? options, string paramName)
-    {
-        options ??= new ServiceBusTestEntityOptions();
-        if (options.LockDuration <= TimeSpan.Zero)
-        {
-            throw new ArgumentOutOfRangeException(nameof(options), options.LockDuration, "options.LockDuration must be positive.");
-        }
-
-        if (options.MaxDeliveryCount < 1)
-        {
-            throw new ArgumentOutOfRangeException(nameof(options), options.MaxDeliveryCount, "options.MaxDeliveryCount must be at least 1.");
-        }
-        lock (Sync)
-        {
-            ThrowIfTaken(path, paramName);
-            var queue = new ServiceBusTestQueue(this, path, options, isDeadLetterQueue: false);
-            _queues.Add(path, queue);
-            _queues.Add(queue.DeadLetterQueue!.Path, queue.DeadLetterQueue);
-            return queue;
-        }
-    }
-
-    internal ServiceBusTestQueue? FindQueue(string path)
-    {
-        lock (Sync)
-        {
-            return _queues.GetValueOrDefault(path.Trim('/'));
-        }
-    }
-
-    internal ServiceBusTestTopic? FindTopic(string path)
-    {
-        lock (Sync)
-        {
-            return _topics.GetValueOrDefault(path.Trim('/'));
-        }
-    }
-
-    internal long NextSequenceNumber() => Interlocked.Increment(ref _sequenceNumber);
-
-    /// <summary>
-    /// Runs an operation under the broker's lock after judging every lock on the clock, then hands available messages
-    /// to receivers with credit and sends them once the lock is released.
-    /// </summary>
-    internal T Operate<T>(Func<DateTimeOffset, T> action, Action? afterCollect = null)
-    {
-        var deliveries = new List<PendingDelivery>();
-        var acceptedWaiters = new List<SessionWaiter>();
-        T result;
-        lock (Sync)
-        {
-            // Whole milliseconds: AMQP timestamps carry no more, so the client sees exactly the times the broker judges by.
-            var exact = TimeProvider.GetUtcNow();
-            var now = exact - TimeSpan.FromTicks(exact.Ticks % TimeSpan.TicksPerMillisecond);
-            foreach (var queue in _queues.Values)
-            {
-                queue.SweepLocked(now);
-            }
-
-            result = action(now);
-            for (var i = _sessionWaiters.Count - 1; i >= 0; i--)
-            {
-                var waiter = _sessionWaiters[i];
-                if (waiter.TryAcquireLocked(now))
-                {
-                    _sessionWaiters.RemoveAt(i);
-                    acceptedWaiters.Add(waiter);
-                }
-            }
-
-            foreach (var queue in _queues.Values)
-            {
-                queue.CollectLocked(now, deliveries);
-            }
-
-            afterCollect?.Invoke();
-            RescheduleLocked(now);
-        }
-
-        foreach (var waiter in acceptedWaiters)
-        {
-            waiter.Complete();
-        }
-
-        Deliver(deliveries);
-        return result;
-    }
-
-    internal void AddSessionWaiterLocked(SessionWaiter waiter) => _sessionWaiters.Add(waiter);
-
-    internal bool RemoveSessionWaiter(SessionWaiter waiter)
-    {
-        lock (Sync)
-        {
-            return _sessionWaiters.Remove(waiter);
-        }
-    }
-
     internal Task DetachConsumersAsync(string? entityPath)
     {
         AmqpHost? host;
@@ -282,24 +175,7 @@ public sealed class ServiceBusTestBroker : IAsyncDisposable
             host = _host;
         }
 
-        host?.DetachConsumers(entityPath);
-        return Task.CompletedTask;
-    }
-
-    private static void Deliver(List<PendingDelivery> deliveries)
-    {
-        foreach (var delivery in deliveries)
-        {
-            ((ConsumerLink)delivery.Consumer).Send(delivery);
-        }
-    }
-
-    private void ThrowIfTaken(string path, string paramName)
-    {
-        if (_queues.ContainsKey(path) || _topics.ContainsKey(path))
-        {
-            throw new ArgumentException($"The broker already has an entity at '{path}'.", paramName);
-        }
+        return host?.DetachConsumersAsync(entityPath) ?? Task.CompletedTask;
     }
 
     private void Listen(int port)
@@ -309,51 +185,6 @@ public sealed class ServiceBusTestBroker : IAsyncDisposable
         {
             _host = host;
             Port = host.Port;
-        }
-    }
-
-    private void RescheduleLocked(DateTimeOffset now)
-    {
-        DateTimeOffset? next = null;
-        foreach (var queue in _queues.Values)
-        {
-            if (queue.NextExpiryLocked(now) is { } expiry && (next is null || expiry < next))
-            {
-                next = expiry;
-            }
-        }
-
-        if (_disposed)
-        {
-            return;
-        }
-
-        var due = next is { } at ? at - now : Timeout.InfiniteTimeSpan;
-        if (next is not null && due < TimeSpan.FromMilliseconds(1))
-        {
-            due = TimeSpan.FromMilliseconds(1);
-        }
-
-        try
-        {
-            _timer.Change(due, Timeout.InfiniteTimeSpan);
-        }
-        catch (ObjectDisposedException)
-        {
-            // Disposed between the check and the change: nothing is judged any more.
-        }
-    }
-
-    private void OnTimer()
-    {
-        try
-        {
-            Operate(static _ => 0);
-        }
-        catch (Exception exception) when (exception is not OutOfMemoryException)
-        {
-            // A timer callback must never take the process down; the next operation judges the locks again.
-            System.Diagnostics.Trace.TraceError("ServiceBusTestBroker: lock expiry pass failed: {0}", exception);
         }
     }
 }

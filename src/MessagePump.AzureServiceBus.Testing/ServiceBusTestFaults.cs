@@ -54,9 +54,14 @@ public sealed class ServiceBusTestFaults
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="count"/> is less than 1, or <paramref name="fault"/> is not defined.</exception>
     public void FailNextReceives(int count, ServiceBusTestFault fault) => Add(_receiveFaults, count, fault);
 
-    /// <summary>Detaches receive links with an error (<c>amqp:link:detach-forced</c>), as the service does when it moves an entity; clients reattach.</summary>
+    /// <summary>
+    /// Detaches receive links with an error (<c>amqp:link:detach-forced</c>), as the service does when it moves an entity;
+    /// clients reattach. As on Service Bus, the locks taken over a detached link are lost: settling or renewing them
+    /// (over a new link or the <c>$management</c> node) is answered <c>com.microsoft:message-lock-lost</c> (410), and the
+    /// messages come back when their locks expire.
+    /// </summary>
     /// <param name="entityPath">Only the receivers of this entity path; every receiver when null.</param>
-    /// <returns>A task that completes when the detaches were sent.</returns>
+    /// <returns>A task that completes when each client has answered its link's detach (or the link was aborted).</returns>
     public Task DetachReceiveLinksAsync(string? entityPath = null) => _broker.DetachConsumersAsync(entityPath);
 
     internal ServiceBusTestFault? TakeRenewalFault() => Take(_renewalFaults);

@@ -37,6 +37,9 @@ public sealed class ServiceBusLeasedMessage : ILeasedMessage
         Volatile.Write(ref _lockedUntilTicks, message.LockedUntil.UtcTicks);
     }
 
+    /// <summary>Gets or sets the description the pump's dead-letter call sends (the processor's <c>DeadLetterMessageAsync</c> sets it).</summary>
+    internal string? DeadLetterDescription { get; set; }
+
     /// <summary>Gets the SDK's message, with every property the broker sent.</summary>
     public ServiceBusReceivedMessage Message { get; }
 
@@ -114,9 +117,9 @@ public sealed class ServiceBusLeasedMessage : ILeasedMessage
         SettleAsync("abandon", (receiver, message, ct) => receiver.AbandonMessageAsync(message, propertiesToModify: null, ct), cancellationToken);
 
     /// <inheritdoc />
-    /// <remarks>The dead-letter reason is <paramref name="reason"/>, with no description.</remarks>
+    /// <remarks>The dead-letter reason is <paramref name="reason"/>, with <see cref="DeadLetterDescription"/> as its description (none by default).</remarks>
     public Task DeadLetterAsync(string reason, CancellationToken cancellationToken = default) =>
-        DeadLetterAsync(reason, description: null, cancellationToken);
+        DeadLetterAsync(reason, DeadLetterDescription, cancellationToken);
 
     /// <summary>Moves the message to the entity's dead-letter queue with a reason and a description.</summary>
     /// <param name="reason">Why the message cannot be processed (the <c>DeadLetterReason</c> property).</param>

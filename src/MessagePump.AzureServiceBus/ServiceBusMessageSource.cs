@@ -114,6 +114,7 @@ public sealed class ServiceBusMessageSource : IMessageSource, IAsyncDisposable
         ThrowIfFaulted();
         cancellationToken.ThrowIfCancellationRequested();
         IReadOnlyList<ServiceBusReceivedMessage>? received;
+        var sentAt = _clock.GetUtcNow();
         try
         {
             received = await _receiver.ReceiveMessagesAsync(maxMessages, _options.MaxWaitTime, CancellationToken.None).ConfigureAwait(false);
@@ -143,7 +144,7 @@ public sealed class ServiceBusMessageSource : IMessageSource, IAsyncDisposable
         }
 
         if (Interlocked.CompareExchange(ref _observedLockTicks, LockDurationCheck.Observe(received, answeredAt).Ticks, -1) == -1
-            && LockDurationCheck.Verify(LockDuration, ObservedLockDuration!.Value, _options.LockDurationTolerance, Entity) is { } wrong)
+            && LockDurationCheck.Verify(LockDuration, ObservedLockDuration!.Value, answeredAt - sentAt, _options.LockDurationTolerance, Entity) is { } wrong)
         {
             _fault = wrong;
             await ReleaseAsync(leased).ConfigureAwait(false);

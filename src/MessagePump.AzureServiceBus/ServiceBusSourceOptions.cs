@@ -18,7 +18,8 @@ public sealed class ServiceBusSourceOptions
 
     /// <summary>
     /// Gets or sets how far the lock seen at the first receive may differ from <see cref="LockDuration"/> (clock skew
-    /// between this machine and the broker, and the receive's own round trip). Default 2 seconds.
+    /// between this machine and the broker). The receive's own round trip is allowed for on top of it: an answer that
+    /// waited (for a thread of a starved pool, say) makes the lock look shorter, not wrong. Default 2 seconds.
     /// </summary>
     public TimeSpan LockDurationTolerance { get; set; } = TimeSpan.FromSeconds(2);
 

@@ -5,7 +5,7 @@ using PriorityAsync.MessagePump.PostgreSql.Internal;
 namespace PriorityAsync.MessagePump.PostgreSql;
 
 /// <summary>
-/// A PostgreSQL lease broker: queues in the tables of the <c>priorityasync</c> schema, reached through a pooled
+/// The PostgreSQL transport, a lease broker on PostgreSQL: queues in the tables of the <c>priorityasync</c> schema, reached through a pooled
 /// <see cref="NpgsqlDataSource"/>. Create it once per process, create or open queues with it, and dispose it last.
 /// Thread-safe.
 /// </summary>
@@ -13,7 +13,7 @@ namespace PriorityAsync.MessagePump.PostgreSql;
 /// Each state change (receive, renew, complete, abandon, dead-letter, send) is one statement under READ COMMITTED;
 /// leases are judged on the server's clock and guarded by a fresh lock token per delivery. See <c>docs/postgresql.md</c>.
 /// </remarks>
-public sealed class PostgreSqlTransport : IAsyncDisposable
+public sealed partial class PostgreSqlTransport : IAsyncDisposable
 {
     private readonly NpgsqlDataSource _dataSource;
     private readonly bool _ownsDataSource;
@@ -96,94 +96,6 @@ public sealed class PostgreSqlTransport : IAsyncDisposable
         }
     }
 
-    /// <summary>
-    /// Creates the queue <paramref name="name"/> (migrating the schema first if needed), or updates its settings if it
-    /// exists. Idempotent.
-    /// </summary>
-    /// <param name="name">The queue's name: 1 to 48 lower-case letters, digits and underscores, not starting with a digit.</param>
-    /// <param name="options">The queue's settings; <see langword="null"/> for the defaults. Validated here.</param>
-    /// <param name="cancellationToken">Cancels the call.</param>
-    /// <returns>The queue.</returns>
-    /// <exception cref="ArgumentException"><paramref name="name"/> breaks the naming rule, or an option breaks its rule.</exception>
-    /// <exception cref="TransientTransportException">The server could not be reached or failed in a way worth retrying.</exception>
-    [SuppressMessage("Usage", "VSTHRD103:Call async methods when in an async method", Justification = "The reader is opened without SequentialAccess, so ReadAsync has buffered the whole row: the getters only decode memory and never wait on the network (as GetInt32/GetString, which have no async form, already do).")]
-    public async Task<PostgreSqlQueue> CreateQueueAsync(string name, PostgreSqlQueueOptions? options = null, CancellationToken cancellationToken = default)
-    {
-        QueueName.Validate(name, nameof(name));
-        options ??= new PostgreSqlQueueOptions();
-        options.Validate();
-        ThrowIfDisposed();
-        if (!_migrated)
-        {
-            await MigrateAsync(cancellationToken).ConfigureAwait(false);
-        }
-
-        return await ExecuteAsync(
-            $"Creating queue '{name}'",
-            Sql.UpsertQueue,
-            command =>
-            {
-                command.Parameters.Add(new NpgsqlParameter<string>("name", name));
-                command.Parameters.Add(new NpgsqlParameter<long>("lock_us", options.LockDuration.Ticks / TimeSpan.TicksPerMicrosecond));
-                command.Parameters.Add(new NpgsqlParameter<int>("max", options.MaxDeliveryCount));
-            },
-            async (reader, ct) =>
-            {
-                await reader.ReadAsync(ct).ConfigureAwait(false);
-                return new PostgreSqlQueue(this, name, reader.GetFieldValue<TimeSpan>(0), reader.GetInt32(1));
-            },
-            cancellationToken).ConfigureAwait(false);
-    }
-
-    /// <summary>Opens the existing queue <paramref name="name"/> and reads its settings.</summary>
-    /// <param name="name">The queue's name.</param>
-    /// <param name="cancellationToken">Cancels the call.</param>
-    /// <returns>The queue.</returns>
-    /// <exception cref="ArgumentException"><paramref name="name"/> breaks the naming rule, or the database has no such queue.</exception>
-    /// <exception cref="TransientTransportException">The server could not be reached or failed in a way worth retrying.</exception>
-    [SuppressMessage("Usage", "VSTHRD103:Call async methods when in an async method", Justification = "The reader is opened without SequentialAccess, so ReadAsync has buffered the whole row: the getters only decode memory and never wait on the network (as GetInt32/GetString, which have no async form, already do).")]
-    public async Task<PostgreSqlQueue> GetQueueAsync(string name, CancellationToken cancellationToken = default)
-    {
-        QueueName.Validate(name, nameof(name));
-        ThrowIfDisposed();
-        PostgreSqlQueue? queue;
-        try
-        {
-            queue = await ExecuteAsync(
-                $"Opening queue '{name}'",
-                Sql.GetQueue,
-                command => command.Parameters.Add(new NpgsqlParameter<string>("name", name)),
-                async (reader, ct) => await reader.ReadAsync(ct).ConfigureAwait(false)
-                    ? new PostgreSqlQueue(this, name, reader.GetFieldValue<TimeSpan>(0), reader.GetInt32(1))
-                    : null,
-                cancellationToken).ConfigureAwait(false);
-        }
-        catch (PostgresException ex) when (ex.SqlState is PostgresErrorCodes.UndefinedTable or PostgresErrorCodes.InvalidSchemaName)
-        {
-            throw new ArgumentException($"The database has no queue named '{name}': the priorityasync schema does not exist yet (create the queue with CreateQueueAsync).", nameof(name), ex);
-        }
-
-        return queue ?? throw new ArgumentException($"The database has no queue named '{name}' (create it with CreateQueueAsync).", nameof(name));
-    }
-
-    /// <summary>Deletes the queue <paramref name="name"/> with its messages and dead letters. Does nothing if it does not exist.</summary>
-    /// <param name="name">The queue's name.</param>
-    /// <param name="cancellationToken">Cancels the call.</param>
-    /// <returns>Whether a queue was deleted.</returns>
-    /// <exception cref="ArgumentException"><paramref name="name"/> breaks the naming rule.</exception>
-    /// <exception cref="TransientTransportException">The server could not be reached or failed in a way worth retrying.</exception>
-    public async Task<bool> DeleteQueueAsync(string name, CancellationToken cancellationToken = default)
-    {
-        QueueName.Validate(name, nameof(name));
-        ThrowIfDisposed();
-        var rows = await ExecuteNonQueryAsync(
-            $"Deleting queue '{name}'",
-            Sql.DeleteQueue,
-            command => command.Parameters.Add(new NpgsqlParameter<string>("name", name)),
-            cancellationToken).ConfigureAwait(false);
-        return rows > 0;
-    }
-
     /// <summary>Stops the notification listener and, when the transport created it, disposes the data source.</summary>
     /// <returns>A task that completes when the transport is disposed.</returns>
     public async ValueTask DisposeAsync()
@@ -203,51 +115,6 @@ public sealed class PostgreSqlTransport : IAsyncDisposable
 
     /// <inheritdoc />
     public override string ToString() => "PostgreSqlTransport";
-
-    /// <summary>Runs one statement and reads its result; transient failures become <see cref="TransientTransportException"/>.</summary>
-    internal async Task<T> ExecuteAsync<T>(
-        string operation,
-        string sql,
-        Action<NpgsqlCommand> bind,
-        Func<NpgsqlDataReader, CancellationToken, Task<T>> read,
-        CancellationToken cancellationToken)
-    {
-        ThrowIfDisposed();
-        try
-        {
-            var command = _dataSource.CreateCommand(sql);
-            await using var commandScope = command.ConfigureAwait(false);
-            bind(command);
-            var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
-            await using var readerScope = reader.ConfigureAwait(false);
-            return await read(reader, cancellationToken).ConfigureAwait(false);
-        }
-        catch (Exception ex) when (TransportErrors.Translate(ex, operation, cancellationToken) is { } translated)
-        {
-#pragma warning disable MA0027 // not a rethrow: Translate returns a new TransientTransportException with ex as its inner exception
-            throw translated;
-#pragma warning restore MA0027
-        }
-    }
-
-    /// <summary>Runs one statement and returns the rows it affected; transient failures become <see cref="TransientTransportException"/>.</summary>
-    internal async Task<int> ExecuteNonQueryAsync(string operation, string sql, Action<NpgsqlCommand> bind, CancellationToken cancellationToken)
-    {
-        ThrowIfDisposed();
-        try
-        {
-            var command = _dataSource.CreateCommand(sql);
-            await using var commandScope = command.ConfigureAwait(false);
-            bind(command);
-            return await command.ExecuteNonQueryAsync(cancellationToken).ConfigureAwait(false);
-        }
-        catch (Exception ex) when (TransportErrors.Translate(ex, operation, cancellationToken) is { } translated)
-        {
-#pragma warning disable MA0027 // not a rethrow: Translate returns a new TransientTransportException with ex as its inner exception
-            throw translated;
-#pragma warning restore MA0027
-        }
-    }
 
     private void ThrowIfDisposed() => ObjectDisposedException.ThrowIf(_disposed, this);
 

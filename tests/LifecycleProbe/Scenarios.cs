@@ -120,7 +120,7 @@ internal static class Scenarios
     private static async Task<ScenarioResult> PumpHandlerOutlivesStopAndDisposeAsync()
     {
         var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = 2, ShutdownTimeout = TimeSpan.Zero });
-        var queue = new InMemoryLeaseBroker().CreateQueue("orders");
+        var queue = new InMemoryTransport().CreateQueue("orders");
         queue.Send(new byte[] { 1 });
         var started = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         var finished = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);

@@ -93,7 +93,7 @@ public sealed class FaultTests
     }
 
     [Fact]
-    public async Task A_detached_receive_link_is_reattached_and_a_message_it_held_is_settled_over_management_while_its_lock_holds()
+    public async Task A_detached_receive_link_is_reattached_and_the_locks_it_held_are_lost_until_they_expire_as_on_Service_Bus()
     {
         await using var harness = await BrokerHarness.StartAsync();
         var queue = harness.Broker.CreateQueue("detach", new ServiceBusTestEntityOptions { LockDuration = TimeSpan.FromSeconds(10) });
@@ -101,19 +101,29 @@ public sealed class FaultTests
         await using var receiver = harness.Client.CreateReceiver("detach");
         var held = await Receive.OneAsync(receiver);
 
-        await harness.Broker.Faults.DetachReceiveLinksAsync("detach");
+        await harness.Broker.Faults.DetachReceiveLinksAsync("detach"); // returns once the client answered the detach
         queue.Send("2"u8.ToArray(), messageId: "two");
         var next = await Receive.OneAsync(receiver);
 
         next.MessageId.Should().Be("two");
         await receiver.CompleteMessageAsync(next);
-        // The new link does not know the old delivery: the client settles it with update-disposition on $management.
-        await receiver.CompleteMessageAsync(held);
+        // The new link does not know the old delivery: the client tries update-disposition on $management, which
+        // finds the lock gone with its link, before the lock's own expiry.
+        held.LockedUntil.Should().BeAfter(harness.Clock.GetUtcNow());
+        (await receiver.Invoking(r => r.CompleteMessageAsync(held)).Should().ThrowAsync<ServiceBusException>())
+            .Which.Reason.Should().Be(ServiceBusFailureReason.MessageLockLost);
+        (await receiver.Invoking(r => r.RenewMessageLockAsync(held)).Should().ThrowAsync<ServiceBusException>())
+            .Which.Reason.Should().Be(ServiceBusFailureReason.MessageLockLost);
+        queue.LockedCount.Should().Be(1, "the lock stays until it expires");
 
         harness.Clock.Advance(TimeSpan.FromSeconds(10));
-        queue.ActiveCount.Should().Be(0, "the held message was completed, not left to expire");
+        var again = await Receive.OneAsync(receiver);
+        again.MessageId.Should().Be("one");
+        again.DeliveryCount.Should().Be(2);
+        await receiver.CompleteMessageAsync(again);
         queue.CompletionsOf("one").Should().Be(1);
         queue.CompletionsOf("two").Should().Be(1);
+        queue.LockedCount.Should().Be(0);
     }
 
     [Fact]

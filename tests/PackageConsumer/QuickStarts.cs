@@ -8,7 +8,7 @@ internal static class MessagePumpQuickStart
 {
     public static async Task<InMemoryQueueStatistics> RunAsync()
     {
-        var broker = new InMemoryLeaseBroker();
+        var broker = new InMemoryTransport();
         var orders = broker.CreateQueue("orders", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(30) });
         for (var i = 0; i < 10; i++)
         {
@@ -43,7 +43,7 @@ internal static class HostedPump
 {
     public static async Task<long> RunAsync()
     {
-        var queue = new InMemoryLeaseBroker().CreateQueue("hosted");
+        var queue = new InMemoryTransport().CreateQueue("hosted");
         for (var i = 0; i < 3; i++)
         {
             queue.Send(BitConverter.GetBytes(i));

@@ -3,7 +3,7 @@ namespace PriorityAsync.Tests.Shared;
 /// <summary>
 /// Caps the thread pool just above its current size and blocks every pool thread until disposed: the pool cannot run
 /// anything else meanwhile. One implementation for the tests and the lease-latency harness (linked into each); the
-/// simulation's sustained sync-over-async load (samples, LeaseSimulation.Hosting.ThreadPoolStarvation) is a different
+/// simulation's sustained sync-over-async load (samples, LeaseSimulation.Hosting.SyncOverAsyncStarvation) is a different
 /// scenario: a feeder that keeps a backlog of blocking calls coming.
 /// </summary>
 internal sealed class ThreadPoolStarvation : IDisposable

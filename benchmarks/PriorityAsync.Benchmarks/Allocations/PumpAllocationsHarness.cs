@@ -35,7 +35,7 @@ internal static class PumpAllocationsHarness
 
     private static (long Bytes, TimeSpan Elapsed) Drain(int messages, AllocationTickListener listener, bool record)
     {
-        var queue = new InMemoryLeaseBroker().CreateQueue("allocations");
+        var queue = new InMemoryTransport().CreateQueue("allocations");
         var body = new byte[16];
         for (var i = 0; i < messages; i++)
         {

@@ -46,7 +46,7 @@ public class PumpThroughputBenchmarks
     [IterationSetup]
     public void FillQueue()
     {
-        var broker = new InMemoryLeaseBroker();
+        var broker = new InMemoryTransport();
         _queue = broker.CreateQueue($"bench-{++_queueNumber}");
         for (var i = 0; i < MessagesPerIteration; i++)
         {

@@ -40,7 +40,7 @@ internal static class PumpThroughputHarness
 
     private static double Measure(int workers, int latencyMs, int maxBatchSize, int messages)
     {
-        var queue = new InMemoryLeaseBroker().CreateQueue("throughput", new InMemoryQueueOptions
+        var queue = new InMemoryTransport().CreateQueue("throughput", new InMemoryQueueOptions
         {
             LockDuration = TimeSpan.FromSeconds(30),
             Latency = TimeSpan.FromMilliseconds(latencyMs),

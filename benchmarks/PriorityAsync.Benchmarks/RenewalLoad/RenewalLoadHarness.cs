@@ -62,7 +62,7 @@ internal static class RenewalLoadHarness
     private static RenewalLoadCell Measure(int inFlight, int seed, bool native)
     {
         var clock = new VirtualTimeProvider();
-        var queue = new InMemoryLeaseBroker(clock).CreateQueue("renewal-load", new InMemoryQueueOptions
+        var queue = new InMemoryTransport(clock).CreateQueue("renewal-load", new InMemoryQueueOptions
         {
             LockDuration = LockDuration,
             Latency = TimeSpan.FromMilliseconds(1),

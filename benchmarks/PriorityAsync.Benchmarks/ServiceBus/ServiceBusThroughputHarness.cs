@@ -13,10 +13,13 @@ namespace PriorityAsync.Benchmarks.ServiceBus;
 /// SDK's <see cref="ServiceBusProcessor"/> at equal concurrency (the pump's <c>MaxInFlight</c> = the processor's
 /// <c>MaxConcurrentCalls</c>; no prefetch for either), same run, same in-process test broker reached over loopback AMQP
 /// by the real Azure.Messaging.ServiceBus client. Each cell pre-sends N messages to a fresh queue and measures from the
-/// consumer's start until the broker counts N completions; the cells of a concurrency run back to back, pump first, and
-/// the whole table twice (the first pass warms up JIT and connections and is not printed unless <c>--smoke</c>).
+/// consumer's start until the broker counts N completions; the two cells of a round run back to back, and
+/// each row several rounds with pump and processor alternating which goes first (the machine's load drifts between
+/// cells; alternating cancels the drift's bias), after an unprinted warm-up of every cell (JIT, connection, links).
+/// <c>--breakdown</c> instead prints where one message's time goes: the raw SDK loop (receive 1, complete) beside the
+/// pump, and the pump's receive and complete round trips and the hand-offs between them (<see cref="TimedSource"/>).
 /// </summary>
-/// <remarks>Usage: <c>servicebus-throughput [--smoke] [--messages N]</c>.</remarks>
+/// <remarks>Usage: <c>servicebus-throughput [--smoke] [--messages N] [--rounds N] [--breakdown]</c>.</remarks>
 internal static class ServiceBusThroughputHarness
 {
     private static readonly int[] Concurrencies = [1, 4, 16];
@@ -25,32 +28,150 @@ internal static class ServiceBusThroughputHarness
     {
         var smoke = args.Contains("--smoke");
         var messages = (int)(HarnessOptions.Read(args, "--messages") ?? (smoke ? 100 : 2_000));
-        return RunAsync(smoke, messages).GetAwaiter().GetResult();
+        var rounds = (int)(HarnessOptions.Read(args, "--rounds") ?? (smoke ? 1 : 5));
+        return args.Contains("--breakdown")
+            ? BreakdownAsync(messages).GetAwaiter().GetResult()
+            : RunAsync(smoke, messages, rounds).GetAwaiter().GetResult();
     }
 
-    private static async Task<int> RunAsync(bool smoke, int messages)
+    private static async Task<int> RunAsync(bool smoke, int messages, int rounds)
     {
         await using var broker = await ServiceBusTestBroker.StartAsync();
         await using var client = new ServiceBusClient(broker.ConnectionString);
         Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"Service Bus throughput: no-op handler, {messages} messages pre-sent per cell to the in-process test broker (loopback AMQP, Azure.Messaging.ServiceBus client), {Environment.ProcessorCount} cores, .NET {Environment.Version}{(smoke ? ", smoke run" : string.Empty)}."));
         Console.WriteLine("Pump: PriorityTaskScheduler with 2 workers, MaxInFlight = concurrency, default batching. Processor: MaxConcurrentCalls = concurrency, PrefetchCount 0, auto-complete. Both: lock 30 s.");
+        Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"Each row: {rounds} rounds, pump and processor alternating which goes first; the median of each side, and the median of the rounds' ratios (each round's two cells run back to back)."));
         var cell = 0;
-        for (var pass = smoke ? 1 : 0; pass < 2; pass++)
+        if (!smoke)
         {
-            if (pass == 1)
-            {
-                Console.WriteLine();
-                Console.WriteLine("| concurrency | pump (msg/s) | ServiceBusProcessor (msg/s) | pump / processor |");
-                Console.WriteLine("|---:|---:|---:|---:|");
-            }
-
+            // Warm-up, not printed: JIT, the connection, the first links.
             foreach (var concurrency in Concurrencies)
             {
-                var pump = await MeasureAsync(broker, $"pump-{cell++}", messages, queue => DrainWithPumpAsync(client, queue, concurrency, messages));
-                var processor = await MeasureAsync(broker, $"processor-{cell++}", messages, queue => DrainWithProcessorAsync(client, queue, concurrency, messages));
+                await MeasureAsync(broker, $"warm-pump-{cell++}", messages, queue => DrainWithPumpAsync(client, queue, concurrency, messages));
+                await MeasureAsync(broker, $"warm-processor-{cell++}", messages, queue => DrainWithProcessorAsync(client, queue, concurrency, messages));
+            }
+        }
+
+        Console.WriteLine();
+        Console.WriteLine("| concurrency | pump (msg/s) | ServiceBusProcessor (msg/s) | pump / processor (median, min–max of rounds) | load average (start → end) |");
+        Console.WriteLine("|---:|---:|---:|---:|---:|");
+        foreach (var concurrency in Concurrencies)
+        {
+            var loadBefore = LoadAverage();
+            var pumps = new List<double>();
+            var processors = new List<double>();
+            var ratios = new List<double>();
+            for (var round = 0; round < rounds; round++)
+            {
+                double pump, processor;
+                if (round % 2 == 0)
+                {
+                    pump = await MeasureAsync(broker, $"pump-{cell++}", messages, queue => DrainWithPumpAsync(client, queue, concurrency, messages));
+                    processor = await MeasureAsync(broker, $"processor-{cell++}", messages, queue => DrainWithProcessorAsync(client, queue, concurrency, messages));
+                }
+                else
+                {
+                    processor = await MeasureAsync(broker, $"processor-{cell++}", messages, queue => DrainWithProcessorAsync(client, queue, concurrency, messages));
+                    pump = await MeasureAsync(broker, $"pump-{cell++}", messages, queue => DrainWithPumpAsync(client, queue, concurrency, messages));
+                }
+
+                pumps.Add(pump);
+                processors.Add(processor);
+                ratios.Add(pump / processor);
+            }
+
+            Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"| {concurrency} | {Median(pumps):0} | {Median(processors):0} | {Median(ratios):0.00}× ({ratios.Min():0.00}–{ratios.Max():0.00}) | {loadBefore} → {LoadAverage()} |"));
+        }
+
+        return 0;
+    }
+
+    private static double Median(List<double> values)
+    {
+        var sorted = values.Order().ToArray();
+        return sorted.Length % 2 == 1 ? sorted[sorted.Length / 2] : (sorted[(sorted.Length / 2) - 1] + sorted[sorted.Length / 2]) / 2;
+    }
+
+    /// <summary>The one-minute load average (Linux), or "n/a".</summary>
+    private static string LoadAverage()
+    {
+        try
+        {
+            return File.ReadAllText("/proc/loadavg").Split(' ')[0];
+        }
+        catch (IOException)
+        {
+            return "n/a";
+        }
+        catch (UnauthorizedAccessException)
+        {
+            return "n/a";
+        }
+    }
+
+    private static async Task<int> BreakdownAsync(int messages)
+    {
+        await using var broker = await ServiceBusTestBroker.StartAsync();
+        await using var client = new ServiceBusClient(broker.ConnectionString);
+        for (var pass = 0; pass < 2; pass++)
+        {
+            foreach (var concurrency in new[] { 1, 4 })
+            {
+                var queue = broker.CreateQueue($"raw-{pass}-{concurrency}", new ServiceBusTestEntityOptions { LockDuration = TimeSpan.FromSeconds(30) });
+                for (var i = 0; i < messages; i++)
+                {
+                    queue.Send(new byte[16], i.ToString(CultureInfo.InvariantCulture));
+                }
+
+                await using var receiver = client.CreateReceiver(queue.Path);
+                var started = Stopwatch.GetTimestamp();
+                var loops = new Task[concurrency];
+                for (var l = 0; l < concurrency; l++)
+                {
+                    loops[l] = Task.Run(async () =>
+                    {
+                        while (queue.CompletedCount < messages)
+                        {
+                            foreach (var m in await receiver.ReceiveMessagesAsync(1, TimeSpan.FromMilliseconds(200)))
+                            {
+                                await receiver.CompleteMessageAsync(m);
+                            }
+                        }
+                    });
+                }
+
+                await Task.WhenAll(loops);
+                Console.WriteLine($"raw receive(1)+complete loops x{concurrency}: {messages / Stopwatch.GetElapsedTime(started).TotalSeconds:0} msg/s");
+
+                var timedQueue = broker.CreateQueue($"timed-{pass}-{concurrency}", new ServiceBusTestEntityOptions { LockDuration = TimeSpan.FromSeconds(30) });
+                for (var i = 0; i < messages; i++)
+                {
+                    timedQueue.Send(new byte[16], i.ToString(CultureInfo.InvariantCulture));
+                }
+
+                using var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = 2 });
+                await using var transport = new ServiceBusTransport(client, new ServiceBusTransportOptions { ReadEntityProperties = false });
+                await using var inner = await transport.OpenAsync(
+                    ServiceBusEntity.Queue(timedQueue.Path),
+                    new ServiceBusSourceOptions { LockDuration = timedQueue.LockDuration, PrefetchCount = 0, MaxWaitTime = TimeSpan.FromMilliseconds(200) });
+                var timed = new TimedSource(inner);
+                started = Stopwatch.GetTimestamp();
+                var pump = new PriorityMessagePump(
+                    timed,
+                    (_, _) => { timed.Stamp("handler"); return Task.CompletedTask; },
+                    scheduler,
+                    new MessagePumpOptions { MaxInFlight = concurrency, EmptyReceiveDelay = TimeSpan.FromMilliseconds(10) });
+                await using (pump)
+                {
+                    await pump.StartAsync();
+                    await WaitForCompletionsAsync(timedQueue, messages);
+                    Console.WriteLine($"pump x{concurrency}: {messages / Stopwatch.GetElapsedTime(started).TotalSeconds:0} msg/s");
+                    await pump.StopAsync();
+                }
+
                 if (pass == 1)
                 {
-                    Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"| {concurrency} | {pump:0} | {processor:0} | {pump / processor:0.00}× |"));
+                    timed.Print(Console.Out);
                 }
             }
         }

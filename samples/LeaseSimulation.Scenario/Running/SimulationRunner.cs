@@ -95,7 +95,7 @@ public static class SimulationRunner
     private static IDisposable? PrepareThreadPool(SimulationSettings settings) => settings.Context switch
     {
         ContextKind.ThreadPool => ThreadPoolMinimum.Raise(settings.ThreadPoolMinWorkers > 0 ? settings.ThreadPoolMinWorkers : settings.Messages + 16),
-        ContextKind.StarvedPool => ThreadPoolStarvation.Start(settings.StarvedPoolWorkerCap, settings.StarvationBacklog, settings.StarvationBlockTime * settings.TimeScale),
+        ContextKind.StarvedPool => SyncOverAsyncStarvation.Start(settings.StarvedPoolWorkerCap, settings.StarvationBacklog, settings.StarvationBlockTime * settings.TimeScale),
         _ => null,
     };
 }

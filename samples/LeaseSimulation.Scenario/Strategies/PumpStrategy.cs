@@ -70,7 +70,7 @@ public sealed class PumpStrategy : ConsumerStrategy
         // The broker keeps its own time: the consumer's scheduler's TimeProvider would run its latency timers in a lane, so
         // the broker's side of a call (the lock check, the renewal) would wait behind the consumer's CPU slices. On virtual
         // time the clock itself fires them; on the real clock the broker's own thread does.
-        var broker = new InMemoryLeaseBroker(brokerClock);
+        var broker = new InMemoryTransport(brokerClock);
         var queue = broker.CreateQueue("seed-001", new InMemoryQueueOptions
         {
             LockDuration = settings.LeaseDuration * scale,

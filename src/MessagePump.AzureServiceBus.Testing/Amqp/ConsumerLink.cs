@@ -10,6 +10,7 @@ internal sealed class ConsumerLink : IConsumer
     private const string LockLostDescription = "The lock supplied is invalid. Either the lock expired, or the message has already been removed from the queue.";
     private readonly ServiceBusTestBroker _broker;
     private readonly SendingAmqpLink _link;
+    private readonly TaskCompletionSource _detached = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private volatile bool _closed;
     private int _credit;
 
@@ -39,6 +40,11 @@ internal sealed class ConsumerLink : IConsumer
     }
 
     public bool IsClosed => _closed;
+
+    /// <summary>Gets a task that completes when the link is closed: after a detach the broker sent, once the client answered it (or the link was aborted).</summary>
+#pragma warning disable VSTHRD003 // The link owns this task; a fault's caller waits for it by design.
+    public Task Detached => _detached.Task;
+#pragma warning restore VSTHRD003
 
     public void Start()
     {
@@ -193,5 +199,6 @@ internal sealed class ConsumerLink : IConsumer
             Queue.ReleaseConsumerLocked(this, now);
             return 0;
         });
+        _detached.TrySetResult();
     }
 }

@@ -8,7 +8,7 @@ namespace PriorityAsync.MessagePump.AzureServiceBus.Testing.Amqp;
 /// An entity's $management node: renew-lock, renew-session-lock, update-disposition, get/set-session-state.
 /// Answers carry <c>statusCode</c>, <c>statusDescription</c> and, on failure, <c>errorCondition</c>.
 /// </summary>
-internal sealed class ManagementNode
+internal sealed partial class ManagementNode
 {
     private const string Operation = "operation";
     private static readonly MapKey LockTokens = new("lock-tokens");
@@ -187,121 +187,5 @@ internal sealed class ManagementNode
             SettleResult.SessionLockLost => Answer(410, "The session lock has expired or the session was released.", null, ServiceBusSymbols.SessionLockLost),
             _ => Answer(410, "The lock supplied is invalid. Either the lock expired, or the message has already been removed from the queue.", null, ServiceBusSymbols.MessageLockLost),
         };
-    }
-
-    private AmqpMessage GetSessionState(ServiceBusTestQueue queue, AmqpMap? body)
-    {
-        var sessionId = SessionOf(body);
-        var (held, state) = _broker.Operate(_ => queue.HeldSessionLocked(sessionId) is { } session ? (true, session.State) : (false, null));
-        return held
-            ? Answer(200, "OK", new AmqpMap { [SessionState] = state is null ? null! : new ArraySegment<byte>(state) })
-            : Answer(410, $"The session lock of '{sessionId}' has expired or the session was released.", null, ServiceBusSymbols.SessionLockLost);
-    }
-
-    private AmqpMessage SetSessionState(ServiceBusTestQueue queue, AmqpMap? body)
-    {
-        var sessionId = SessionOf(body);
-        var state = body![SessionState] switch
-        {
-            ArraySegment<byte> segment => segment.AsSpan().ToArray(),
-            byte[] bytes => bytes,
-            _ => null,
-        };
-        var held = _broker.Operate(_ =>
-        {
-            if (queue.HeldSessionLocked(sessionId) is not { } session)
-            {
-                return false;
-            }
-
-            session.State = state;
-            return true;
-        });
-        return held
-            ? Answer(200, "OK", null)
-            : Answer(410, $"The session lock of '{sessionId}' has expired or the session was released.", null, ServiceBusSymbols.SessionLockLost);
-    }
-
-    private AmqpMessage Peek(ServiceBusTestQueue queue, AmqpMap? body)
-    {
-        var from = Convert.ToInt64(body?[FromSequenceNumber] ?? throw new ArgumentException("from-sequence-number is missing.", nameof(body)), System.Globalization.CultureInfo.InvariantCulture);
-        var count = Convert.ToInt32(body[MessageCount] ?? throw new ArgumentException("message-count is missing.", nameof(body)), System.Globalization.CultureInfo.InvariantCulture);
-        var peeked = _broker.Operate(_ => queue.PeekLocked(from, count).Select(AmqpCodec.BuildPeeked).ToList());
-        if (peeked.Count == 0)
-        {
-            return Answer(204, "No messages to peek.", null);
-        }
-
-        var messages = peeked.Select(bytes => new AmqpMap { [Message] = new ArraySegment<byte>(bytes) }).ToList();
-        return Answer(200, "OK", new AmqpMap { [Messages] = messages });
-    }
-
-    private AmqpMessage Schedule(ServiceBusTestQueue queue, AmqpMap? body)
-    {
-        if (body?[Messages] is not System.Collections.IEnumerable entries)
-        {
-            throw new ArgumentException("messages is missing.", nameof(body));
-        }
-
-        var messages = new List<(byte[] Bytes, MessageFacts Facts)>();
-        foreach (var entry in entries)
-        {
-            var bytes = (entry as AmqpMap)?[Message] switch
-            {
-                ArraySegment<byte> segment => segment.AsSpan().ToArray(),
-                byte[] array => array,
-                _ => throw new ArgumentException("A scheduled message carries no encoded message.", nameof(body)),
-            };
-            messages.Add((bytes, AmqpCodec.Inspect(bytes)));
-        }
-
-        if (queue.RequiresSession && messages.Exists(m => m.Facts.SessionId is null))
-        {
-            return Answer(400, $"'{queue.Path}' requires sessions: every message needs a session id.", null, ServiceBusSymbols.ArgumentError);
-        }
-
-        var sequenceNumbers = _broker.Operate(now => messages
-            .Select(m => queue.EnqueueLocked(m.Bytes, m.Facts.MessageId, m.Facts.SessionId, now, deadLetterSource: null, deliveryCount: 0, m.Facts.ScheduledEnqueueTime))
-            .ToArray());
-        return Answer(200, "OK", new AmqpMap { [SequenceNumbers] = sequenceNumbers });
-    }
-
-    private AmqpMessage CancelScheduled(ServiceBusTestQueue queue, AmqpMap? body)
-    {
-        var sequenceNumbers = body?[SequenceNumbers] as long[] ?? throw new ArgumentException("sequence-numbers is missing.", nameof(body));
-        _broker.Operate(now =>
-        {
-            foreach (var sequenceNumber in sequenceNumbers)
-            {
-                queue.CancelScheduledLocked(sequenceNumber, now);
-            }
-
-            return 0;
-        });
-        return Answer(200, "OK", null);
-    }
-
-    private AmqpMessage ReceiveBySequenceNumber(ServiceBusTestQueue queue, AmqpMap? body)
-    {
-        var sequenceNumbers = body?[SequenceNumbers] as long[] ?? throw new ArgumentException("sequence-numbers is missing.", nameof(body));
-        var receiveAndDelete = body![ReceiverSettleMode] is uint mode && mode == 0;
-        var deliveries = _broker.Operate(now => queue.ReceiveDeferredLocked(sequenceNumbers, receiveAndDelete, now));
-        if (deliveries is null)
-        {
-            return Answer(410, "A requested message was not found among the deferred messages.", null, MessageNotFound);
-        }
-
-        var messages = deliveries.Select(delivery =>
-        {
-            using var message = AmqpCodec.BuildDelivery(delivery);
-            var entry = new AmqpMap { [Message] = new ArraySegment<byte>(AmqpCodec.ToBytes(message)) };
-            if (!receiveAndDelete)
-            {
-                entry[LockToken] = delivery.LockToken;
-            }
-
-            return entry;
-        }).ToList();
-        return Answer(200, "OK", new AmqpMap { [Messages] = messages });
     }
 }

@@ -1,27 +1,18 @@
 namespace PriorityAsync.MessagePump;
 
 /// <summary>
-/// The <c>PriorityAsync.MessagePump</c> meter and its instrument names. Names follow the OpenTelemetry messaging
+/// The instrument names of the <c>PriorityAsync.MessagePump</c> meter (<see cref="MessagePumpDiagnostics.MeterName"/>; the tags are constants of <see cref="MessagePumpDiagnostics"/>). Names follow the OpenTelemetry messaging
 /// conventions where one exists (<c>messaging.*</c>); the pump's own instruments are named <c>messagepump.*</c>.
 /// </summary>
 /// <remarks>
-/// Every measurement carries <see cref="PumpTag"/> (the pump's name), <see cref="MessagePumpDiagnostics.MessagingSystemTag"/>
+/// Every measurement carries <see cref="MessagePumpDiagnostics.PumpTag"/> (the pump's name), <see cref="MessagePumpDiagnostics.MessagingSystemTag"/>
 /// and, when the source names its queue, <see cref="MessagePumpDiagnostics.DestinationNameTag"/>. The <c>messaging.*</c>
 /// instruments and the settlement counters also carry <see cref="MessagePumpDiagnostics.OperationNameTag"/>; a failed
-/// handler's duration carries <see cref="ErrorTypeTag"/>. A pump given <see cref="MessagePumpOptions.MeterFactory"/>
+/// handler's duration carries <see cref="MessagePumpDiagnostics.ErrorTypeTag"/>. A pump given <see cref="MessagePumpOptions.MeterFactory"/>
 /// creates its meter there (same name); otherwise all pumps share one static meter.
 /// </remarks>
 public static class MessagePumpMetrics
 {
-    /// <summary>The name of the meter.</summary>
-    public const string MeterName = MessagePumpDiagnostics.MeterName;
-
-    /// <summary>The tag holding the pump's name.</summary>
-    public const string PumpTag = MessagePumpDiagnostics.PumpTag;
-
-    /// <summary>The OpenTelemetry tag holding the exception type of a failed handler, on <see cref="ProcessDurationName"/>.</summary>
-    public const string ErrorTypeTag = MessagePumpDiagnostics.ErrorTypeTag;
-
     /// <summary>Counter of messages received (OpenTelemetry <c>messaging.client.consumed.messages</c>).</summary>
     public const string ConsumedMessagesName = "messaging.client.consumed.messages";
 

@@ -166,7 +166,7 @@ public sealed partial class InMemoryQueue
             var entry = TakeValidLockLocked(lockToken, "dead-letter");
             _locked.Remove(lockToken);
             entry.LockToken = Guid.Empty;
-            _deadLetters.Add(new DeadLetteredMessage(entry.MessageId, reason, entry.DeliveryCount));
+            _deadLetters.Add(new InMemoryDeadLetter(entry.MessageId, reason, entry.DeliveryCount));
             return true;
         }
     }

@@ -4,7 +4,7 @@ using System.Diagnostics.CodeAnalysis;
 namespace PriorityAsync.MessagePump;
 
 /// <summary>
-/// One queue of an <see cref="InMemoryLeaseBroker"/>: a real lease broker in memory. A receive locks the oldest
+/// One queue of an <see cref="InMemoryTransport"/>: a real lease broker in memory. A receive locks the oldest
 /// visible message with a fresh lock token; only the holder of an unexpired lock may renew or settle it; an expired or
 /// abandoned lock makes the message visible again, with its delivery count one higher on the next delivery, until
 /// the last allowed delivery, after which it is dead-lettered. Thread-safe; expiry is judged on the broker's clock.
@@ -21,7 +21,7 @@ public sealed partial class InMemoryQueue : IMessageSource
     private readonly Lock _gate = new();
     private readonly Queue<Entry> _available = new();
     private readonly Dictionary<Guid, Entry> _locked = [];
-    private readonly List<DeadLetteredMessage> _deadLetters = [];
+    private readonly List<InMemoryDeadLetter> _deadLetters = [];
     private readonly InMemoryQueueOptions _options;
     private readonly Random _faults;
     private long _nextId;
@@ -119,74 +119,6 @@ public sealed partial class InMemoryQueue : IMessageSource
         return copy.AsReadOnly();
     }
 
-    /// <inheritdoc />
-    public Task<ILeasedMessage?> ReceiveAsync(CancellationToken cancellationToken = default) =>
-        AfterLatencyAsync(static q => (ILeasedMessage?)q.Receive(), this, cancellationToken);
-
-    /// <summary>Receives up to <paramref name="maxMessages"/> messages in one call: one latency for the whole batch.</summary>
-    /// <param name="maxMessages">The most messages to return; at least 1.</param>
-    /// <param name="cancellationToken">Cancels the receive.</param>
-    /// <returns>The locked messages, oldest first; none when the queue has no visible message.</returns>
-    /// <exception cref="ArgumentOutOfRangeException"><paramref name="maxMessages"/> is zero or negative.</exception>
-    public Task<IReadOnlyList<ILeasedMessage>> ReceiveBatchAsync(int maxMessages, CancellationToken cancellationToken = default)
-    {
-        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(maxMessages);
-        return AfterLatencyAsync(static a => (IReadOnlyList<ILeasedMessage>)a.Queue.ReceiveMany(a.MaxMessages), (Queue: this, MaxMessages: maxMessages), cancellationToken);
-    }
-
-    private InMemoryMessage? Receive()
-    {
-        lock (_gate)
-        {
-            var now = TimeProvider.GetUtcNow();
-            ExpireLocksLocked(now);
-            return ReceiveLocked(now);
-        }
-    }
-
-    private List<ILeasedMessage> ReceiveMany(int maxMessages)
-    {
-        lock (_gate)
-        {
-            var now = TimeProvider.GetUtcNow();
-            ExpireLocksLocked(now);
-            var batch = new List<ILeasedMessage>(Math.Min(maxMessages, _available.Count));
-            while (batch.Count < maxMessages && ReceiveLocked(now) is { } message)
-            {
-                batch.Add(message);
-            }
-
-            return batch;
-        }
-    }
-
-    /// <summary>Locks the next visible message, or returns <see langword="null"/> when none is visible. Call after expiring locks.</summary>
-    private InMemoryMessage? ReceiveLocked(DateTimeOffset now)
-    {
-        if (!_available.TryDequeue(out var entry))
-        {
-            return null;
-        }
-
-        if (entry.DeliveryCount > 0)
-        {
-            _redelivered++;
-            _awaitingRedelivery--;
-        }
-
-        entry.DeliveryCount++;
-        entry.LockToken = Guid.NewGuid();
-        entry.LockedUntil = now + _options.LockDuration;
-        _locked.Add(entry.LockToken, entry);
-        if (entry.LockedUntil < _nextExpiry)
-        {
-            _nextExpiry = entry.LockedUntil;
-        }
-
-        _received++;
-        return new InMemoryMessage(this, entry, entry.LockToken, entry.DeliveryCount, entry.LockedUntil);
-    }
-
     /// <summary>Takes a consistent snapshot of the queue's accounting, after processing expired locks.</summary>
     /// <returns>The snapshot.</returns>
     public InMemoryQueueStatistics GetStatistics()
@@ -217,7 +149,7 @@ public sealed partial class InMemoryQueue : IMessageSource
 
     /// <summary>Returns the messages in the dead-letter queue, oldest first.</summary>
     /// <returns>A copy of the dead-letter queue.</returns>
-    public IReadOnlyList<DeadLetteredMessage> GetDeadLetters()
+    public IReadOnlyList<InMemoryDeadLetter> GetDeadLetters()
     {
         lock (_gate)
         {
@@ -254,63 +186,5 @@ public sealed partial class InMemoryQueue : IMessageSource
         }
 
         return new LatentOperation<TState, TResult>(operation, state, TimeProvider, _options.Latency, cancellationToken).Task;
-    }
-
-    /// <summary>Releases every lock that has expired at <paramref name="now"/>.</summary>
-    /// <remarks>
-    /// Looks at the locks only when <paramref name="now"/> has reached the earliest expiry seen (a renewal only moves a
-    /// lock later, so that bound stays safe): a renewal of one lease among thousands locked costs no scan of them all.
-    /// </remarks>
-    private void ExpireLocksLocked(DateTimeOffset now)
-    {
-        if (now < _nextExpiry)
-        {
-            return;
-        }
-
-        List<Entry>? expired = null;
-        var next = DateTimeOffset.MaxValue;
-        foreach (var entry in _locked.Values)
-        {
-            if (now >= entry.LockedUntil)
-            {
-                (expired ??= []).Add(entry);
-            }
-            else if (entry.LockedUntil < next)
-            {
-                next = entry.LockedUntil;
-            }
-        }
-
-        _nextExpiry = next;
-
-        if (expired is null)
-        {
-            return;
-        }
-
-        // Release in lock order so that redelivery order does not depend on dictionary order.
-        expired.Sort(static (a, b) => a.LockedUntil.CompareTo(b.LockedUntil));
-        foreach (var entry in expired)
-        {
-            _leasesLost++;
-            ReleaseLocked(entry);
-        }
-    }
-
-    /// <summary>Ends the current delivery unsettled: the message is visible again, or dead-lettered after its last delivery.</summary>
-    private void ReleaseLocked(Entry entry)
-    {
-        _locked.Remove(entry.LockToken);
-        entry.LockToken = Guid.Empty;
-        if (entry.DeliveryCount >= _options.MaxDeliveryCount)
-        {
-            _maxDeliveryDeadLettered++;
-            _deadLetters.Add(new DeadLetteredMessage(entry.MessageId, MaxDeliveryCountExceededReason, entry.DeliveryCount));
-            return;
-        }
-
-        _available.Enqueue(entry);
-        _awaitingRedelivery++;
     }
 }

@@ -24,7 +24,7 @@ public sealed partial class MessageContext
     /// <summary>Gets the state of the message's lease.</summary>
     public MessageLeaseState LeaseState => Volatile.Read(ref _leaseLost) != 0
         ? MessageLeaseState.Lost
-        : Volatile.Read(ref _claimed) != 0 ? MessageLeaseState.Settled : MessageLeaseState.Held;
+        : Volatile.Read(ref _claimed) != 0 ? MessageLeaseState.SettlementClaimed : MessageLeaseState.Held;
 
     /// <summary>Gets when the lease expires unless renewed again.</summary>
     public DateTimeOffset LockedUntil => Message.LockedUntil;

@@ -61,7 +61,7 @@ public sealed partial class PriorityMessagePump
         }
         catch (Exception ex)
         {
-            MessagePumpLog.ReceiveFailed(_logger, ex, Name, _options.EmptyReceiveDelay);
+            _events.ReceiveFailed(ex, _options.EmptyReceiveDelay);
             await PauseAsync(_options.EmptyReceiveDelay, stop);
             return null;
         }
@@ -77,7 +77,7 @@ public sealed partial class PriorityMessagePump
     private Task<ReceiveAnswer> ReceiveAndKeepAsync(int asked, CancellationToken stop) =>
         LeaseLane.Run(async () =>
         {
-            var sentAt = PumpTelemetry.ReceiveSent();
+            var sentAt = PumpEvents.ReceiveSending();
             var messages = await _source.ReceiveBatchAsync(asked, stop);
             var answeredAt = TimeProvider.GetTimestamp();
             if (messages is null)
@@ -85,7 +85,7 @@ public sealed partial class PriorityMessagePump
                 throw new InvalidOperationException($"{_source.GetType().Name}.ReceiveBatchAsync returned null; it must return an empty list when no message is visible.");
             }
 
-            _telemetry.Received(sentAt, messages);
+            _events.ReceiveAnswered(sentAt, messages);
 
             var started = 0;
             foreach (var message in messages)
@@ -100,8 +100,8 @@ public sealed partial class PriorityMessagePump
             if (started != messages.Count || messages.Count > asked)
             {
                 // Every message it did lock is processed (none is left locked), and the broken rule is reported.
-                MessagePumpLog.TransportContractBroken(_logger, new InvalidOperationException(
-                    $"{_source.GetType().Name}.ReceiveBatchAsync returned {messages.Count} messages ({messages.Count - started} null) when asked for at most {asked}; it must return at most maxMessages messages, none of them null."), Name);
+                _events.TransportContractBroken(new InvalidOperationException(
+                    $"{_source.GetType().Name}.ReceiveBatchAsync returned {messages.Count} messages ({messages.Count - started} null) when asked for at most {asked}; it must return at most maxMessages messages, none of them null."));
             }
 
             return new ReceiveAnswer(started, answeredAt);
@@ -157,9 +157,7 @@ public sealed partial class PriorityMessagePump
         }
 
         wakeKeeper?.TrySetResult();
-        Interlocked.Increment(ref _received);
-        _telemetry.Received();
-        MessagePumpLog.Received(_logger, Name, message.MessageId, message.DeliveryCount, message.LockedUntil);
+        _events.Received(message);
         context.StartProcessing(ProcessingLane);
     }
 

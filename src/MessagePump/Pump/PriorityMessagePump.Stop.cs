@@ -40,7 +40,7 @@ public sealed partial class PriorityMessagePump
             inFlight = [.. _inFlight];
         }
 
-        MessagePumpLog.Stopping(_logger, Name, inFlight.Length, _options.ShutdownTimeout);
+        _events.Stopping(inFlight.Length, _options.ShutdownTimeout);
         var finished = LaneTasks.WhenAllAsync(inFlight.Select(m => m.Finished));
         if (!finished.IsCompleted && _options.ShutdownTimeout != TimeSpan.Zero)
         {
@@ -66,8 +66,7 @@ public sealed partial class PriorityMessagePump
             _state = State.Stopped;
         }
 
-        var s = GetStatistics();
-        MessagePumpLog.Stopped(_logger, Name, s.Received, s.Completed, s.Abandoned, s.DeadLettered, s.LeasesLost);
+        _events.Stopped();
     }
 
     /// <summary>
@@ -114,8 +113,7 @@ public sealed partial class PriorityMessagePump
     [SuppressMessage("Usage", "VSTHRD003:Avoid awaiting foreign Tasks", Justification = "The settlement is the pump's own settle call or its message's SettleEnded task (see SettleAtStopAsync). No JoinableTaskFactory is involved, so the foreign-task deadlock this rule guards against cannot occur.")]
     private async Task GiveUpAtExpiryAsync(MessageContext context, Task settlement)
     {
-        Interlocked.Increment(ref _unsettledAtStop);
-        MessagePumpLog.UnsettledAtStop(_logger, Name, context.Message.MessageId, context.Message.LockedUntil);
+        _events.UnsettledAtStop(context.Message.MessageId, context.Message.LockedUntil);
         context.AbortSettlement();
         if (!settlement.IsCompleted)
         {
@@ -134,11 +132,11 @@ public sealed partial class PriorityMessagePump
 
     private async Task AbandonAtStopAsync(MessageContext context)
     {
-        MessagePumpLog.AbandoningAtStop(_logger, Name, context.Message.MessageId);
+        _events.AbandoningAtStop(context.Message.MessageId);
         context.CancelHandler();
         if (await SettleClaimedAsync(context, Settlement.Abandon))
         {
-            Interlocked.Increment(ref _abandonedAtStop);
+            _events.AbandonedAtStop();
         }
     }
 }

@@ -19,30 +19,41 @@ namespace PriorityAsync.MessagePump;
 /// Works on a <see cref="PriorityAsyncContext"/> (one thread, optionally on virtual time) and on a
 /// <see cref="PriorityTaskScheduler"/>. The pump does not use <c>ConfigureAwait(false)</c>: its continuations stay in their lanes.
 /// </para>
-/// <para>
-/// Named like <see cref="PriorityTaskScheduler"/> rather than after its package: a type may not share the name of its
-/// namespace (<c>PriorityAsync.MessagePump</c>), so the component's name stays on the package, the namespace, the meter
-/// and the options (<see cref="MessagePumpOptions"/>), and the class is <c>PriorityMessagePump</c>.
-/// </para>
 /// </remarks>
 public sealed partial class PriorityMessagePump : IAsyncDisposable
 {
+    private static readonly TimeSpan MaxDefaultRenewalBuffer = TimeSpan.FromSeconds(10);
+    private static readonly TimeSpan MinRetryDelay = TimeSpan.FromMilliseconds(1);
+
+    /// <summary>The most a lease is renewed ahead of its due time to share a call with leases due after it.</summary>
+    private static readonly TimeSpan MaxRenewalWindow = TimeSpan.FromSeconds(1);
+
+    /// <summary>The window is at most this fraction of the time from scheduling to the due time (an eighth).</summary>
+    private const int RenewalWindowDivisor = 8;
+
     private readonly IMessageSource _source;
     private readonly Func<MessageContext, CancellationToken, Task> _handler;
     private readonly MessagePumpOptions _options;
-    private readonly ILogger _logger;
     private readonly Lock _gate = new();
     private readonly HashSet<MessageContext> _inFlight = [];
     private readonly CancellationTokenSource _receiveCancellation = new();
     private readonly RenewRoundTrips _renewRoundTrips = new();
     private readonly ReceiveAdmission _admission;
     private readonly CompletionBatcher? _completions;
-    private readonly PumpTelemetry _telemetry;
+    private readonly PumpEvents _events;
+    private readonly LeaseSchedule _schedule = new();
+    private readonly bool _renewsBatchesNatively;
+    private readonly CancellationTokenSource _keeperStop = new();
     private TaskCompletionSource? _capacityWaiter;
     private Task _receiveLoop = Task.CompletedTask;
     private TaskCompletionSource? _stopped;
     private State _state;
     private bool _disposed;
+    private int _peakInFlight;
+    private TaskCompletionSource? _keeperWake;
+    private long _keeperWakeAtTicks = long.MaxValue;
+    private bool _keeperStopping;
+    private Task _keeper = Task.CompletedTask;
 
     /// <summary>Creates a pump; it receives nothing until <see cref="StartAsync"/>.</summary>
     /// <param name="source">The queue to consume.</param>
@@ -66,7 +77,6 @@ public sealed partial class PriorityMessagePump : IAsyncDisposable
         _options.Validate(source.LockDuration, scheduler);
         _source = source;
         _handler = handler;
-        _logger = logger ?? NullLogger.Instance;
         Scheduler = scheduler;
         LeaseLane = scheduler.GetLane(_options.LeaseLane);
         ProcessingLane = scheduler.GetLane(_options.ProcessingLane);
@@ -75,9 +85,9 @@ public sealed partial class PriorityMessagePump : IAsyncDisposable
         MaxInFlight = _options.MaxInFlight
             ?? (int)Math.Min(int.MaxValue, (long)Math.Max(1, ProcessingLane.TaskScheduler.MaximumConcurrencyLevel) * MessagePumpOptions.DefaultInFlightPerWorker);
         _admission = new ReceiveAdmission(_options.MaxBatchSize);
-        _telemetry = new PumpTelemetry(_options.Name, source, PumpInstruments.For(_options.MeterFactory));
+        _events = new PumpEvents(_options.Name, source, _options.MeterFactory, logger ?? NullLogger.Instance);
         _renewsBatchesNatively = source.RenewsBatchesNatively;
-        _completions = _options.MaxBatchSize > 1 && source.CompletesBatchesNatively ? new CompletionBatcher(source, _options.MaxBatchSize, ex => MessagePumpLog.TransportContractBroken(_logger, ex, Name)) : null;
+        _completions = _options.MaxBatchSize > 1 && source.CompletesBatchesNatively ? new CompletionBatcher(source, _options.MaxBatchSize, _events.TransportContractBroken) : null;
     }
 
     private enum State
@@ -130,7 +140,7 @@ public sealed partial class PriorityMessagePump : IAsyncDisposable
             _state = State.Running;
         }
 
-        MessagePumpLog.Started(_logger, Name, Scheduler.Name, MaxInFlight);
+        _events.Started(Scheduler.Name, MaxInFlight);
         return Task.CompletedTask;
     }
 

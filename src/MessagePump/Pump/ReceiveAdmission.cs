@@ -29,7 +29,7 @@ internal sealed class ReceiveAdmission
     public ReceiveAdmission(int maxBatchSize) => _maxBatchSize = maxBatchSize;
 
     /// <summary>Gets the current ask, before the in-flight limit.</summary>
-    public int Ask => Volatile.Read(ref _ask);
+    internal int Ask => Volatile.Read(ref _ask);
 
     /// <summary>Returns how many messages to ask for, given the free in-flight slots (at least 1).</summary>
     public int NextAsk(int freeSlots) => Math.Min(Ask, freeSlots);

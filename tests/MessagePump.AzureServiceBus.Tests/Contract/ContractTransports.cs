@@ -39,10 +39,10 @@ public static class ContractTransports
     private sealed class InMemoryTransport : ContractTransport
     {
         private readonly VirtualTimeProvider _clock = new(DateTimeOffset.UnixEpoch.AddYears(56));
-        private readonly InMemoryLeaseBroker _broker;
+        private readonly MessagePump.InMemoryTransport _broker;
         private InMemoryQueue? _queue;
 
-        public InMemoryTransport() => _broker = new InMemoryLeaseBroker(_clock);
+        public InMemoryTransport() => _broker = new MessagePump.InMemoryTransport(_clock);
 
         public override string Name => InMemory;
 

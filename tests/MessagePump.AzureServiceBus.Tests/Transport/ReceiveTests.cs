@@ -98,6 +98,31 @@ public sealed class ReceiveTests
     }
 
     [Fact]
+    public async Task A_first_receive_answered_late_is_not_taken_for_a_wrong_lock_duration()
+    {
+        // The broker locks the messages for 30 s when the receive is sent; the answer reaches the source 5 s later (a
+        // starved thread pool), so only 25 s of the lock are left on arrival: more than the 2 s tolerance short of 30 s.
+        EnqueueAnsweredLate(lockFor: TimeSpan.FromSeconds(30), late: TimeSpan.FromSeconds(5));
+        var source = Source(new ServiceBusSourceOptions { LockDuration = TimeSpan.FromSeconds(30) });
+
+        (await source.ReceiveBatchAsync(1)).Should().ContainSingle();
+
+        source.Fault.Should().BeNull();
+        source.ObservedLockDuration.Should().Be(TimeSpan.FromSeconds(25));
+        _receiver.Calls.Should().NotContain("abandon");
+    }
+
+    [Fact]
+    public async Task A_lock_shorter_than_configured_is_caught_even_when_the_first_receive_was_answered_late()
+    {
+        EnqueueAnsweredLate(lockFor: TimeSpan.FromSeconds(30), late: TimeSpan.FromSeconds(5));
+        var source = Source(new ServiceBusSourceOptions { LockDuration = TimeSpan.FromSeconds(40) });
+
+        (await source.Invoking(s => s.ReceiveBatchAsync(1)).Should().ThrowAsync<InvalidOperationException>()).Which.Message.Should().Contain("is wrong");
+        _receiver.Calls.Should().Contain("abandon");
+    }
+
+    [Fact]
     public async Task Without_a_lock_duration_the_first_receive_only_observes_it()
     {
         _receiver.Enqueue(Received("a", TimeSpan.FromSeconds(45)));
@@ -114,6 +139,15 @@ public sealed class ReceiveTests
     {
         ((IMessageSource)Source()).CompletesBatchesNatively.Should().BeFalse();
     }
+
+    /// <summary>A receive whose messages the broker locks when it is sent, answered <paramref name="late"/> later.</summary>
+    private void EnqueueAnsweredLate(TimeSpan lockFor, TimeSpan late) =>
+        _receiver.Enqueue((_, _) =>
+        {
+            IReadOnlyList<ServiceBusReceivedMessage> batch = [Received("a", lockFor)];
+            _clock.Advance(late);
+            return Task.FromResult(batch);
+        });
 
     private ServiceBusMessageSource Source(ServiceBusSourceOptions? options = null)
     {

@@ -209,7 +209,7 @@ public class BatchTests(ITestOutputHelper output)
 
         // The check is a copy of the abstraction's (internal to the PriorityAsync.MessagePump assembly): the same messages as the
         // in-memory queue, which uses the original.
-        var inMemory = new InMemoryLeaseBroker().CreateQueue("orders");
+        var inMemory = new InMemoryTransport().CreateQueue("orders");
         inMemory.Send(new byte[] { 1 });
         var inMemoryMessage = (await inMemory.ReceiveAsync())!;
         FluentActions.Invoking(() => { _ = inMemory.CompleteBatchAsync(null!); }).Should().Throw<ArgumentNullException>().Which.Message.Should().Be(nullList.Message);
@@ -225,7 +225,7 @@ public class BatchTests(ITestOutputHelper output)
         var queue = CreateOffline(transport, "orders");
         var otherQueue = CreateOffline(transport, "invoices");
         var sameNameElsewhere = CreateOffline(otherTransport, "orders");
-        var broker = new InMemoryLeaseBroker();
+        var broker = new InMemoryTransport();
         var inMemory = broker.CreateQueue("orders");
         inMemory.Send(new byte[] { 1 });
         var inMemoryMessage = (await inMemory.ReceiveAsync())!;

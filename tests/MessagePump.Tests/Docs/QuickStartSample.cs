@@ -6,7 +6,7 @@ internal static class QuickStartSample
     public static async Task<InMemoryQueueStatistics> RunAsync()
     {
         // <quick-start>
-        var broker = new InMemoryLeaseBroker();
+        var broker = new InMemoryTransport();
         var orders = broker.CreateQueue("orders", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(30) });
         for (var i = 0; i < 10; i++)
         {

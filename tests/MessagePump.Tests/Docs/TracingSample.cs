@@ -12,7 +12,7 @@ internal static class TracingSample
     public static async Task<(string Producer, IReadOnlyCollection<string> Spans)> RunAsync()
     {
         var lines = new ConcurrentQueue<string>();
-        var queue = new InMemoryLeaseBroker().CreateQueue("invoices");
+        var queue = new InMemoryTransport().CreateQueue("invoices");
         var body = new byte[] { 1 };
         string? producer = null;
 

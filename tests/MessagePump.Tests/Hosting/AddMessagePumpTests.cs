@@ -11,7 +11,7 @@ public class AddMessagePumpTests
     public async Task HostedPump_OnItsOwnScheduler_ConsumesTheQueue_AndStopsCleanly()
     {
         const int messages = 20;
-        var queue = new InMemoryLeaseBroker().CreateQueue("orders");
+        var queue = new InMemoryTransport().CreateQueue("orders");
         for (var i = 0; i < messages; i++)
         {
             queue.Send(BitConverter.GetBytes(i));
@@ -38,7 +38,7 @@ public class AddMessagePumpTests
         await using var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = 1 });
         var services = new ServiceCollection();
         services.AddSingleton<PriorityScheduler>(scheduler);
-        services.AddMessagePump(_ => new InMemoryLeaseBroker().CreateQueue("q"), (_, _) => Task.CompletedTask);
+        services.AddMessagePump(_ => new InMemoryTransport().CreateQueue("q"), (_, _) => Task.CompletedTask);
         await using var provider = services.BuildServiceProvider();
 
         var hosted = (MessagePumpHostedService)provider.GetServices<IHostedService>().Single();
@@ -64,7 +64,7 @@ public class AddMessagePumpTests
     [Fact]
     public void HostedService_LockBufferNotBelowTheSourcesLockDuration_Throws()
     {
-        var queue = new InMemoryLeaseBroker().CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(5) });
+        var queue = new InMemoryTransport().CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(5) });
 
         var create = () => new MessagePumpHostedService(queue, (_, _) => Task.CompletedTask, new MessagePumpOptions { LockRenewalBuffer = TimeSpan.FromSeconds(5) });
 

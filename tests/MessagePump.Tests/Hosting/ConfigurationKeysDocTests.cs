@@ -33,7 +33,7 @@ public partial class ConfigurationKeysDocTests
 
         var services = new ServiceCollection();
         services.AddSingleton<IConfiguration>(new ConfigurationBuilder().AddInMemoryCollection(values).Build());
-        services.AddMessagePump("p", _ => new InMemoryLeaseBroker().CreateQueue("p")).BindConfiguration("P").WithHandler((_, _) => Task.CompletedTask);
+        services.AddMessagePump("p", _ => new InMemoryTransport().CreateQueue("p")).BindConfiguration("P").WithHandler((_, _) => Task.CompletedTask);
         using var provider = services.BuildServiceProvider();
         var bound = provider.GetRequiredService<IOptionsMonitor<MessagePumpOptions>>().Get("p");
 

@@ -125,7 +125,7 @@ public class MessagePumpBuilderTests
     [Fact]
     public async Task LockRenewalBufferNotBelowTheSourcesLock_FailsTheHostsStart_NamingThePump()
     {
-        var queue = new InMemoryLeaseBroker().CreateQueue("orders", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(5) });
+        var queue = new InMemoryTransport().CreateQueue("orders", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(5) });
         var builder = EmptyHost(new() { ["MessagePumps:orders:LockRenewalBuffer"] = "00:00:05" });
         builder.Services.AddMessagePump("orders", _ => queue)
             .BindConfiguration("MessagePumps:orders")
@@ -305,7 +305,7 @@ public class MessagePumpBuilderTests
 
     private static InMemoryQueue Queue(string name, int messages = 0)
     {
-        var queue = new InMemoryLeaseBroker().CreateQueue(name);
+        var queue = new InMemoryTransport().CreateQueue(name);
         for (var i = 0; i < messages; i++)
         {
             queue.Send(BitConverter.GetBytes(i));

@@ -144,7 +144,7 @@ public class RegisteredSchedulerTests
 
     private static (InMemoryQueue Queue, System.Collections.Concurrent.ConcurrentQueue<PriorityScheduler?> RanOn) AddPump(IServiceCollection services)
     {
-        var queue = new InMemoryLeaseBroker().CreateQueue("orders");
+        var queue = new InMemoryTransport().CreateQueue("orders");
         for (var i = 0; i < 3; i++)
         {
             queue.Send(BitConverter.GetBytes(i));

@@ -6,7 +6,7 @@ public class InMemoryDescriptionsTests
     [Fact]
     public async Task QueueAndMessage_DescribeThemselves()
     {
-        var queue = new InMemoryLeaseBroker(new VirtualTimeProvider()).CreateQueue("orders");
+        var queue = new InMemoryTransport(new VirtualTimeProvider()).CreateQueue("orders");
         queue.Send(new byte[] { 1 }, "m1");
         var message = (InMemoryMessage)(await queue.ReceiveAsync())!;
 
@@ -17,7 +17,7 @@ public class InMemoryDescriptionsTests
     [Fact]
     public async Task SentWithoutAnId_AMessageIsNamedAfterItsQueue_InOrder()
     {
-        var queue = new InMemoryLeaseBroker(new VirtualTimeProvider()).CreateQueue("orders");
+        var queue = new InMemoryTransport(new VirtualTimeProvider()).CreateQueue("orders");
 
         queue.Send(new byte[] { 1 }).Should().Be("orders-1");
         queue.Send(new byte[] { 2 }).Should().Be("orders-2");
@@ -27,14 +27,14 @@ public class InMemoryDescriptionsTests
     [Fact]
     public void Broker_WithoutAClock_UsesTheSystemClock()
     {
-        new InMemoryLeaseBroker().TimeProvider.Should().BeSameAs(TimeProvider.System);
-        new InMemoryLeaseBroker().CreateQueue("q").TimeProvider.Should().BeSameAs(TimeProvider.System);
+        new InMemoryTransport().TimeProvider.Should().BeSameAs(TimeProvider.System);
+        new InMemoryTransport().CreateQueue("q").TimeProvider.Should().BeSameAs(TimeProvider.System);
     }
 
     [Fact]
     public async Task DeadLetter_WithABlankReason_IsRejected_AndTheLockIsKept()
     {
-        var queue = new InMemoryLeaseBroker(new VirtualTimeProvider()).CreateQueue("q");
+        var queue = new InMemoryTransport(new VirtualTimeProvider()).CreateQueue("q");
         queue.Send(new byte[] { 1 }, "m1");
         var message = (await queue.ReceiveAsync())!;
 
@@ -45,7 +45,7 @@ public class InMemoryDescriptionsTests
     [Fact]
     public void Broker_NamesTheQueueItLacksOrHasTwice()
     {
-        var broker = new InMemoryLeaseBroker();
+        var broker = new InMemoryTransport();
         broker.CreateQueue("orders");
 
         broker.Invoking(b => b.CreateQueue("orders")).Should().Throw<ArgumentException>().WithMessage("The broker already has a queue named 'orders'.*");

@@ -6,7 +6,7 @@ public class InMemoryHeadersTests
     [Fact]
     public async Task Headers_RoundTrip_OnEveryDelivery_AndAreCopiedAtSend()
     {
-        var queue = new InMemoryLeaseBroker(new VirtualTimeProvider()).CreateQueue("q");
+        var queue = new InMemoryTransport(new VirtualTimeProvider()).CreateQueue("q");
         var headers = new Dictionary<string, string> { ["traceparent"] = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", ["tenant"] = "a" };
         queue.Send(new byte[] { 1 }, "m1", headers);
         headers["tenant"] = "changed after send";
@@ -27,7 +27,7 @@ public class InMemoryHeadersTests
     [Fact]
     public void Headers_WithANullValue_AreRejected()
     {
-        var queue = new InMemoryLeaseBroker(new VirtualTimeProvider()).CreateQueue("q");
+        var queue = new InMemoryTransport(new VirtualTimeProvider()).CreateQueue("q");
         var act = () => queue.Send(new byte[] { 1 }, null, new Dictionary<string, string> { ["x"] = null! });
         act.Should().Throw<ArgumentException>().Which.ParamName.Should().Be("headers");
         queue.GetStatistics().Sent.Should().Be(0);

@@ -9,7 +9,7 @@ public class InMemoryQueueConcurrencyTests
     {
         const int messages = 2000;
         const int receivers = 4;
-        var queue = new InMemoryLeaseBroker().CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromHours(1), MaxDeliveryCount = 100 });
+        var queue = new InMemoryTransport().CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromHours(1), MaxDeliveryCount = 100 });
         for (var i = 0; i < messages; i++)
         {
             queue.Send(BitConverter.GetBytes(i), $"m{i}");

@@ -14,7 +14,7 @@ public class InMemoryQueueLatencyTimerTests
     public async Task AnsweredCalls_DisposeTheirTimers()
     {
         var clock = new TrackingTimeProvider(_virtual);
-        var queue = new InMemoryLeaseBroker(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(30), Latency = TimeSpan.FromSeconds(1) });
+        var queue = new InMemoryTransport(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(30), Latency = TimeSpan.FromSeconds(1) });
         queue.Send(new byte[] { 1 });
         queue.Send(new byte[] { 2 });
 
@@ -37,7 +37,7 @@ public class InMemoryQueueLatencyTimerTests
     public async Task CanceledCalls_DisposeTheirTimers_AndNeverRun()
     {
         var clock = new TrackingTimeProvider(_virtual);
-        var queue = new InMemoryLeaseBroker(clock).CreateQueue("q", new InMemoryQueueOptions { Latency = TimeSpan.FromSeconds(1) });
+        var queue = new InMemoryTransport(clock).CreateQueue("q", new InMemoryQueueOptions { Latency = TimeSpan.FromSeconds(1) });
         queue.Send(new byte[] { 1 });
         using var cts = new CancellationTokenSource();
 

@@ -20,14 +20,14 @@ public class InMemoryQueueOptionsTests
         var options = new InMemoryQueueOptions();
         breakIt(options);
 
-        new InMemoryLeaseBroker().Invoking(b => b.CreateQueue("q", options))
+        new InMemoryTransport().Invoking(b => b.CreateQueue("q", options))
             .Should().Throw<ArgumentOutOfRangeException>().WithParameterName(option).WithMessage($"InMemoryQueueOptions.{option} *");
     }
 
     [Fact]
     public void CreateQueue_OptionsAtTheirLimits_AreAccepted()
     {
-        var broker = new InMemoryLeaseBroker();
+        var broker = new InMemoryTransport();
         var limits = new InMemoryQueueOptions[]
         {
             new() { LockDuration = TimeSpan.FromTicks(1) },
@@ -50,6 +50,6 @@ public class InMemoryQueueOptionsTests
     [Fact]
     public void CreateQueue_BlankName_Throws()
     {
-        new InMemoryLeaseBroker().Invoking(b => b.CreateQueue(" ")).Should().Throw<ArgumentException>().WithParameterName("name");
+        new InMemoryTransport().Invoking(b => b.CreateQueue(" ")).Should().Throw<ArgumentException>().WithParameterName("name");
     }
 }

@@ -76,7 +76,7 @@ public class InMemoryQueueRenewBatchTests
     public async Task RenewBatch_RejectsAnInvalidBatch_NamingMessages_AndAMessageOfAnotherQueue()
     {
         var queue = CreateQueue();
-        var other = new InMemoryLeaseBroker(_clock).CreateQueue("other", new InMemoryQueueOptions { LockDuration = Lock });
+        var other = new InMemoryTransport(_clock).CreateQueue("other", new InMemoryQueueOptions { LockDuration = Lock });
         other.Send(Body(), "theirs");
         var theirs = (await other.ReceiveAsync())!;
 
@@ -118,5 +118,5 @@ public class InMemoryQueueRenewBatchTests
     private static byte[] Body() => [1, 2, 3];
 
     private InMemoryQueue CreateQueue(InMemoryQueueOptions? options = null) =>
-        new InMemoryLeaseBroker(_clock).CreateQueue("q", options ?? new InMemoryQueueOptions { LockDuration = Lock });
+        new InMemoryTransport(_clock).CreateQueue("q", options ?? new InMemoryQueueOptions { LockDuration = Lock });
 }

@@ -68,7 +68,7 @@ public class InMemoryQueueSettleTests
     public async Task CompleteBatch_WithAMessageOfAnotherQueue_IsRejected_NamingItsIndex()
     {
         var queue = CreateQueue();
-        var other = new InMemoryLeaseBroker(_clock).CreateQueue("other", new InMemoryQueueOptions { LockDuration = Lock });
+        var other = new InMemoryTransport(_clock).CreateQueue("other", new InMemoryQueueOptions { LockDuration = Lock });
         queue.Send(Body(), "mine");
         other.Send(Body(), "theirs");
         var mine = (await queue.ReceiveAsync())!;
@@ -122,5 +122,5 @@ public class InMemoryQueueSettleTests
     private static byte[] Body() => [1, 2, 3];
 
     private InMemoryQueue CreateQueue(InMemoryQueueOptions? options = null) =>
-        new InMemoryLeaseBroker(_clock).CreateQueue("q", options ?? new InMemoryQueueOptions { LockDuration = Lock });
+        new InMemoryTransport(_clock).CreateQueue("q", options ?? new InMemoryQueueOptions { LockDuration = Lock });
 }

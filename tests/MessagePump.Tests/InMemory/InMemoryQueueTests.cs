@@ -114,7 +114,7 @@ public class InMemoryQueueTests
         }
 
         (await queue.ReceiveAsync()).Should().BeNull();
-        queue.GetDeadLetters().Should().Equal(new DeadLetteredMessage("m1", InMemoryQueue.MaxDeliveryCountExceededReason, 3));
+        queue.GetDeadLetters().Should().Equal(new InMemoryDeadLetter("m1", InMemoryQueue.MaxDeliveryCountExceededReason, 3));
         var stats = queue.GetStatistics();
         stats.Should().BeEquivalentTo(new { Received = 3, Abandoned = 3, DeadLettered = 1, MaxDeliveryDeadLettered = 1 });
         stats.ShouldBeConsistent();
@@ -163,7 +163,7 @@ public class InMemoryQueueTests
 
         await (await queue.ReceiveAsync())!.DeadLetterAsync("poison");
 
-        queue.GetDeadLetters().Should().Equal(new DeadLetteredMessage("m1", "poison", 1));
+        queue.GetDeadLetters().Should().Equal(new InMemoryDeadLetter("m1", "poison", 1));
         queue.GetStatistics().Should().BeEquivalentTo(new { DeadLettered = 1, MaxDeliveryDeadLettered = 0 });
         queue.GetStatistics().ShouldBeConsistent();
     }
@@ -173,7 +173,7 @@ public class InMemoryQueueTests
     {
         static async Task<string> Pattern(VirtualTimeProvider clock)
         {
-            var queue = new InMemoryLeaseBroker(clock).CreateQueue("q", new InMemoryQueueOptions { RenewFailureRate = 0.5, FaultSeed = 42 });
+            var queue = new InMemoryTransport(clock).CreateQueue("q", new InMemoryQueueOptions { RenewFailureRate = 0.5, FaultSeed = 42 });
             queue.Send(Body());
             var message = (await queue.ReceiveAsync())!;
             var pattern = new StringBuilder();
@@ -245,7 +245,7 @@ public class InMemoryQueueTests
     [Fact]
     public void Broker_QueueNames_AreUnique()
     {
-        var broker = new InMemoryLeaseBroker(_clock);
+        var broker = new InMemoryTransport(_clock);
         var queue = broker.CreateQueue("orders");
 
         broker.GetQueue("orders").Should().BeSameAs(queue);
@@ -256,5 +256,5 @@ public class InMemoryQueueTests
     private static byte[] Body() => [1, 2, 3];
 
     private InMemoryQueue CreateQueue(InMemoryQueueOptions? options = null) =>
-        new InMemoryLeaseBroker(_clock).CreateQueue("q", options ?? new InMemoryQueueOptions { LockDuration = Lock });
+        new InMemoryTransport(_clock).CreateQueue("q", options ?? new InMemoryQueueOptions { LockDuration = Lock });
 }

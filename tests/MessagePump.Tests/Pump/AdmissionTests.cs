@@ -62,7 +62,7 @@ public class AdmissionTests
     private static (MessagePumpStatistics Stats, TimeSpan Elapsed) Run(int messages, int steps, TimeSpan cpu, TimeSpan io, TimeSpan latency)
     {
         var clock = new VirtualTimeProvider();
-        var queue = new InMemoryLeaseBroker(clock).CreateQueue("orders", new InMemoryQueueOptions
+        var queue = new InMemoryTransport(clock).CreateQueue("orders", new InMemoryQueueOptions
         {
             LockDuration = TimeSpan.FromSeconds(5),
             Latency = latency,

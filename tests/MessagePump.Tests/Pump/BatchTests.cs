@@ -13,7 +13,7 @@ public class BatchTests
     public void ReceiveBatch_EveryMessageStartsAtTheAnswer_AheadOfProcessingReadyAtTheSameMoment()
     {
         var clock = new VirtualTimeProvider();
-        var queue = new InMemoryLeaseBroker(clock).CreateQueue("orders", new InMemoryQueueOptions
+        var queue = new InMemoryTransport(clock).CreateQueue("orders", new InMemoryQueueOptions
         {
             LockDuration = TimeSpan.FromSeconds(2),
             Latency = TimeSpan.FromMilliseconds(20),
@@ -57,7 +57,7 @@ public class BatchTests
     public async Task InMemoryQueue_ReceiveBatch_OneLatencyForTheBatch_OldestFirst_AtMostAsked()
     {
         var clock = new VirtualTimeProvider();
-        var queue = new InMemoryLeaseBroker(clock).CreateQueue("q", new InMemoryQueueOptions { Latency = TimeSpan.FromMilliseconds(50) });
+        var queue = new InMemoryTransport(clock).CreateQueue("q", new InMemoryQueueOptions { Latency = TimeSpan.FromMilliseconds(50) });
         for (var i = 0; i < 5; i++)
         {
             queue.Send(new byte[] { (byte)i }, $"m{i}");
@@ -83,7 +83,7 @@ public class BatchTests
     public async Task InMemoryQueue_CompleteBatch_OutcomePerMessage_InOrder()
     {
         var clock = new VirtualTimeProvider();
-        var queue = new InMemoryLeaseBroker(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(1) });
+        var queue = new InMemoryTransport(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(1) });
         for (var i = 0; i < 3; i++)
         {
             queue.Send(new byte[] { (byte)i });
@@ -104,7 +104,7 @@ public class BatchTests
         outcomes[3].Should().BeNull();
         queue.GetStatistics().Completed.Should().Be(3);
 
-        var foreign = new InMemoryLeaseBroker(clock).CreateQueue("other");
+        var foreign = new InMemoryTransport(clock).CreateQueue("other");
         foreign.Send(new byte[] { 9 });
         var stranger = (await foreign.ReceiveAsync())!;
         ((Action)(() => queue.CompleteBatchAsync([stranger]))).Should().Throw<ArgumentException>().WithParameterName("messages");
@@ -115,7 +115,7 @@ public class BatchTests
     public void SourceReturningMoreThanAsked_EveryMessageProcessed_ContractReported()
     {
         var clock = new VirtualTimeProvider();
-        var queue = new InMemoryLeaseBroker(clock).CreateQueue("q");
+        var queue = new InMemoryTransport(clock).CreateQueue("q");
         for (var i = 0; i < 9; i++)
         {
             queue.Send(new byte[] { (byte)i });
@@ -141,7 +141,7 @@ public class BatchTests
     public void SourceReturningTooFewOutcomes_EachMessageCompletedAlone_ContractReported()
     {
         var clock = new VirtualTimeProvider();
-        var queue = new InMemoryLeaseBroker(clock).CreateQueue("q", new InMemoryQueueOptions { Latency = TimeSpan.FromMilliseconds(5) });
+        var queue = new InMemoryTransport(clock).CreateQueue("q", new InMemoryQueueOptions { Latency = TimeSpan.FromMilliseconds(5) });
         for (var i = 0; i < 20; i++)
         {
             queue.Send(new byte[] { (byte)i });

@@ -21,7 +21,7 @@ public class BrokerLatencyTests(ITestOutputHelper output)
     public void EveryLatency_OneThread_NoLeaseLost_EveryMessageCompletedOnce(int latencyMs)
     {
         var clock = new VirtualTimeProvider();
-        var queue = new InMemoryLeaseBroker(clock).CreateQueue("orders", new InMemoryQueueOptions
+        var queue = new InMemoryTransport(clock).CreateQueue("orders", new InMemoryQueueOptions
         {
             LockDuration = TimeSpan.FromMilliseconds(1500),
             Latency = TimeSpan.FromMilliseconds(latencyMs),
@@ -80,7 +80,7 @@ public class BrokerLatencyTests(ITestOutputHelper output)
         var margin = TimeSpan.FromSeconds(1.5) - TimeSpan.FromMilliseconds(latencyMs) - TimeSpan.FromMilliseconds(100);
         using var probe = PauseProbe.Start();
         await using var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = 2 });
-        var queue = new InMemoryLeaseBroker().CreateQueue("orders", new InMemoryQueueOptions
+        var queue = new InMemoryTransport().CreateQueue("orders", new InMemoryQueueOptions
         {
             LockDuration = TimeSpan.FromSeconds(3),
             Latency = TimeSpan.FromMilliseconds(latencyMs),

@@ -15,7 +15,7 @@ public class HandlerOutlivesStopTests
     public async Task HandlerIgnoringItsToken_OutlivesStopAndDisposal_BooksSayNothingInFlight_AndItsContinuationRuns()
     {
         var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = 1, ShutdownTimeout = TimeSpan.Zero });
-        var queue = new InMemoryLeaseBroker().CreateQueue("q");
+        var queue = new InMemoryTransport().CreateQueue("q");
         queue.Send(new byte[] { 1 });
         var started = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         var release = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);

@@ -7,7 +7,7 @@ public class LeaseAndSettlementTests
     public void ARenewFailingTransiently_IsRetried_EvenWithTheShortestRetryDelay()
     {
         var clock = new VirtualTimeProvider();
-        var queue = new InMemoryLeaseBroker(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(10) });
+        var queue = new InMemoryTransport(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(10) });
         queue.Send(new byte[] { 1 }, "m1");
         var source = new ScriptedSource(queue) { RenewFault = (_, call) => call == 0 ? new TransientTransportException("busy") : null };
         DateTimeOffset started = default;
@@ -41,7 +41,7 @@ public class LeaseAndSettlementTests
     public void ARenewalFindingTheLeaseGone_WhileTheCompleteIsUnderWay_LeavesTheOutcomeToTheComplete()
     {
         var clock = new VirtualTimeProvider();
-        var queue = new InMemoryLeaseBroker(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(10) });
+        var queue = new InMemoryTransport(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(10) });
         queue.Send(new byte[] { 1 }, "m1");
         var source = new ScriptedSource(queue)
         {
@@ -86,7 +86,7 @@ public class LeaseAndSettlementTests
     public void Stop_WithTheSettlementOver_ButTheHandlerStillRunning_ReturnsAfterTheShutdownWait(string ending)
     {
         var clock = new VirtualTimeProvider();
-        var queue = new InMemoryLeaseBroker(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(30) });
+        var queue = new InMemoryTransport(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(30) });
         queue.Send(new byte[] { 1 }, "m1");
         var source = new ScriptedSource(queue);
         if (ending == "lease lost")

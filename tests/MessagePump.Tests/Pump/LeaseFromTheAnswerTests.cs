@@ -18,7 +18,7 @@ public class LeaseFromTheAnswerTests
     public void KeeperStarts_WithinOneSliceOfTheAnswer_AheadOfProcessingReadyAtTheSameMoment(int latencyMs)
     {
         var clock = new VirtualTimeProvider();
-        var queue = new InMemoryLeaseBroker(clock).CreateQueue("orders", new InMemoryQueueOptions
+        var queue = new InMemoryTransport(clock).CreateQueue("orders", new InMemoryQueueOptions
         {
             LockDuration = TimeSpan.FromSeconds(1),
             Latency = TimeSpan.FromMilliseconds(latencyMs),

@@ -7,7 +7,7 @@ public class MessageContextTests
     public void Context_DescribesTheDeliveryAndItsLease_AsTheLeaseMovesOn()
     {
         var clock = new VirtualTimeProvider();
-        var queue = new InMemoryLeaseBroker(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(10) });
+        var queue = new InMemoryTransport(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(10) });
         queue.Send(new byte[] { 1 }, "m1");
         var seen = new List<(string Text, MessageLeaseState State)>();
         string? pumpText = null;
@@ -40,9 +40,9 @@ public class MessageContextTests
         seen.Should().Equal(
             ("m1 (delivery 1, Held)", MessageLeaseState.Held),
             ("m1 (delivery 1, Held)", MessageLeaseState.Held),
-            ("m1 (delivery 1, Settled)", MessageLeaseState.Settled));
+            ("m1 (delivery 1, SettlementClaimed)", MessageLeaseState.SettlementClaimed));
         stats.Should().BeEquivalentTo(new { Received = 1, DeadLettered = 1, Completed = 0, SettleFailures = 0 });
-        queue.GetDeadLetters().Should().Equal(new DeadLetteredMessage("m1", "poison", 1));
+        queue.GetDeadLetters().Should().Equal(new InMemoryDeadLetter("m1", "poison", 1));
         logger.Entries.Where(e => e.EventId.Id == 14).Should().ContainSingle().Which.Message.Should().Be("Message pump orders dead-lettered m1: poison.");
     }
 
@@ -50,7 +50,7 @@ public class MessageContextTests
     public void Context_OfALostLease_SaysSo()
     {
         var clock = new VirtualTimeProvider();
-        var queue = new InMemoryLeaseBroker(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(10), RenewFailureRate = 1, MaxDeliveryCount = 1 });
+        var queue = new InMemoryTransport(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(10), RenewFailureRate = 1, MaxDeliveryCount = 1 });
         queue.Send(new byte[] { 1 }, "m1");
         string? text = null;
         VirtualRun.Run(clock, async scheduler =>

@@ -33,7 +33,7 @@ public class MessagePumpOptionsTests
         var options = new MessagePumpOptions();
         breakIt(options);
         using var context = new PriorityAsyncContext();
-        var queue = new InMemoryLeaseBroker().CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(30) });
+        var queue = new InMemoryTransport().CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(30) });
 
         var create = () => new PriorityMessagePump(queue, Handler, context, options);
 
@@ -49,7 +49,7 @@ public class MessagePumpOptionsTests
     public void Construction_OptionsAtTheirLimits_AreAccepted()
     {
         using var context = new PriorityAsyncContext();
-        var queue = new InMemoryLeaseBroker().CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(30) });
+        var queue = new InMemoryTransport().CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(30) });
         PriorityMessagePump Create(Action<MessagePumpOptions> set)
         {
             var options = new MessagePumpOptions();
@@ -74,7 +74,7 @@ public class MessagePumpOptionsTests
     public void Construction_NullArguments_ThrowNamingThem()
     {
         using var context = new PriorityAsyncContext();
-        var queue = new InMemoryLeaseBroker().CreateQueue("q");
+        var queue = new InMemoryTransport().CreateQueue("q");
 
         FluentActions.Invoking(() => new PriorityMessagePump(null!, Handler, context)).Should().Throw<ArgumentNullException>().WithParameterName("source");
         FluentActions.Invoking(() => new PriorityMessagePump(queue, null!, context)).Should().Throw<ArgumentNullException>().WithParameterName("handler");
@@ -85,7 +85,7 @@ public class MessagePumpOptionsTests
     public void Construction_CopiesOptions_AndDerivesDefaults()
     {
         using var context = new PriorityAsyncContext();
-        var queue = new InMemoryLeaseBroker().CreateQueue("q");
+        var queue = new InMemoryTransport().CreateQueue("q");
         var options = new MessagePumpOptions { Name = "orders" };
 
         var pump = new PriorityMessagePump(queue, Handler, context, options);
@@ -104,7 +104,7 @@ public class MessagePumpOptionsTests
     public void Construction_LockBufferBelowLockDuration_IsAccepted()
     {
         using var context = new PriorityAsyncContext();
-        var queue = new InMemoryLeaseBroker().CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(30) });
+        var queue = new InMemoryTransport().CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(30) });
 
         var create = () => new PriorityMessagePump(queue, Handler, context, new MessagePumpOptions { LockRenewalBuffer = TimeSpan.FromSeconds(29), ShutdownTimeout = Timeout.InfiniteTimeSpan });
 

@@ -14,7 +14,7 @@ public class MultiThreadPumpTests
     {
         const int messages = 300;
         await using var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = 2, Mode = mode });
-        var queue = new InMemoryLeaseBroker().CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(30) });
+        var queue = new InMemoryTransport().CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(30) });
         for (var i = 0; i < messages; i++)
         {
             queue.Send(BitConverter.GetBytes(i), $"m{i}");
@@ -65,7 +65,7 @@ public class MultiThreadPumpTests
     {
         const int messages = 4;
         await using var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = 2 });
-        var queue = new InMemoryLeaseBroker().CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(1) });
+        var queue = new InMemoryTransport().CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(1) });
         for (var i = 0; i < messages; i++)
         {
             queue.Send(BitConverter.GetBytes(i));

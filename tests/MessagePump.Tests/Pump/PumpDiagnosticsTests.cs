@@ -15,7 +15,7 @@ public class PumpDiagnosticsTests
         using var listener = new MeterListener();
         listener.InstrumentPublished = (instrument, l) =>
         {
-            if (instrument.Meter.Name == MessagePumpMetrics.MeterName)
+            if (instrument.Meter.Name == MessagePumpDiagnostics.MeterName)
             {
                 l.EnableMeasurementEvents(instrument);
             }
@@ -26,8 +26,8 @@ public class PumpDiagnosticsTests
             string? error = null;
             foreach (var tag in tags)
             {
-                pump = tag.Key == MessagePumpMetrics.PumpTag ? (string?)tag.Value : pump;
-                error = tag.Key == MessagePumpMetrics.ErrorTypeTag ? (string?)tag.Value : error;
+                pump = tag.Key == MessagePumpDiagnostics.PumpTag ? (string?)tag.Value : pump;
+                error = tag.Key == MessagePumpDiagnostics.ErrorTypeTag ? (string?)tag.Value : error;
             }
 
             if (pump == name)
@@ -41,7 +41,7 @@ public class PumpDiagnosticsTests
         listener.Start();
 
         var clock = new VirtualTimeProvider();
-        var queue = new InMemoryLeaseBroker(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(10) });
+        var queue = new InMemoryTransport(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(10) });
         for (var i = 0; i < 4; i++)
         {
             queue.Send(new byte[] { (byte)i }, $"m{i}");

@@ -11,7 +11,7 @@ public class PumpFailureTests(ITestOutputHelper output)
     {
         const int messages = 10;
         var clock = new VirtualTimeProvider();
-        var queue = new InMemoryLeaseBroker(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(30), MaxDeliveryCount = 3 });
+        var queue = new InMemoryTransport(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(30), MaxDeliveryCount = 3 });
         for (var i = 0; i < messages; i++)
         {
             queue.Send(new byte[] { (byte)i }, $"m{i}");
@@ -57,7 +57,7 @@ public class PumpFailureTests(ITestOutputHelper output)
         broker.ShouldBeConsistent();
         stats.ShouldBeConsistent();
         stats.ShouldMatch(broker);
-        queue.GetDeadLetters().Should().Equal(new DeadLetteredMessage("m0", InMemoryQueue.MaxDeliveryCountExceededReason, 3));
+        queue.GetDeadLetters().Should().Equal(new InMemoryDeadLetter("m0", InMemoryQueue.MaxDeliveryCountExceededReason, 3));
         handled.Should().OnlyHaveUniqueItems().And.HaveCount(messages - 1);
     }
 
@@ -95,7 +95,7 @@ public class PumpFailureTests(ITestOutputHelper output)
     private static (MessagePumpStatistics Pump, InMemoryQueueStatistics Broker, int HandlerRuns, ListLogger Logger, TimeSpan Elapsed) RunTransientScenario(int messages)
     {
         var clock = new VirtualTimeProvider();
-        var queue = new InMemoryLeaseBroker(clock).CreateQueue("q", new InMemoryQueueOptions
+        var queue = new InMemoryTransport(clock).CreateQueue("q", new InMemoryQueueOptions
         {
             LockDuration = TimeSpan.FromSeconds(10),
             RenewFailureRate = 0.4,
@@ -141,7 +141,7 @@ public class PumpFailureTests(ITestOutputHelper output)
     public void TransientFailuresUntilTheLockRunsOut_CountAsLeaseLost_AndTheMessageIsRedelivered()
     {
         var clock = new VirtualTimeProvider();
-        var queue = new InMemoryLeaseBroker(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(10), RenewFailureRate = 1, MaxDeliveryCount = 2 });
+        var queue = new InMemoryTransport(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(10), RenewFailureRate = 1, MaxDeliveryCount = 2 });
         queue.Send(new byte[] { 1 }, "m1");
         var canceled = 0;
         MessagePumpStatistics? stats = null;
@@ -183,7 +183,7 @@ public class PumpFailureTests(ITestOutputHelper output)
     public void Handler_DeadLetters_ThePumpDoesNotSettleAgain()
     {
         var clock = new VirtualTimeProvider();
-        var queue = new InMemoryLeaseBroker(clock).CreateQueue("q");
+        var queue = new InMemoryTransport(clock).CreateQueue("q");
         queue.Send(new byte[] { 1 }, "m1");
         var results = new List<bool>();
         MessagePumpStatistics? stats = null;
@@ -195,7 +195,7 @@ public class PumpFailureTests(ITestOutputHelper output)
                 {
                     results.Add(await context.DeadLetterAsync("poison"));
                     results.Add(await context.DeadLetterAsync("again"));
-                    context.LeaseState.Should().Be(MessageLeaseState.Settled);
+                    context.LeaseState.Should().Be(MessageLeaseState.SettlementClaimed);
                 },
                 scheduler);
             await pump.StartAsync();
@@ -206,7 +206,7 @@ public class PumpFailureTests(ITestOutputHelper output)
 
         results.Should().Equal(true, false);
         stats.Should().BeEquivalentTo(new { Received = 1, DeadLettered = 1, Completed = 0, Abandoned = 0 });
-        queue.GetDeadLetters().Should().Equal(new DeadLetteredMessage("m1", "poison", 1));
+        queue.GetDeadLetters().Should().Equal(new InMemoryDeadLetter("m1", "poison", 1));
         queue.GetStatistics().Should().BeEquivalentTo(new { LeaseLostErrors = 0, InFlight = 0 });
         stats!.ShouldBeConsistent();
         stats.ShouldMatch(queue.GetStatistics());

@@ -7,7 +7,7 @@ public class PumpLifecycleInputTests
     public async Task StartAsync_AfterDispose_ThrowsObjectDisposedException()
     {
         await using var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = 1 });
-        var pump = new PriorityMessagePump(new InMemoryLeaseBroker().CreateQueue("q"), (_, _) => Task.CompletedTask, scheduler);
+        var pump = new PriorityMessagePump(new InMemoryTransport().CreateQueue("q"), (_, _) => Task.CompletedTask, scheduler);
         await pump.DisposeAsync();
 
         await pump.Invoking(p => p.StartAsync()).Should().ThrowExactlyAsync<ObjectDisposedException>();
@@ -17,7 +17,7 @@ public class PumpLifecycleInputTests
     public async Task StartAsync_OnADisposedScheduler_ThrowsObjectDisposedException_Unwrapped_AndLeavesThePumpStoppable()
     {
         var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = 1 });
-        var pump = new PriorityMessagePump(new InMemoryLeaseBroker().CreateQueue("q"), (_, _) => Task.CompletedTask, scheduler);
+        var pump = new PriorityMessagePump(new InMemoryTransport().CreateQueue("q"), (_, _) => Task.CompletedTask, scheduler);
         await scheduler.DisposeAsync();
 
         await pump.Invoking(p => p.StartAsync()).Should().ThrowExactlyAsync<ObjectDisposedException>();
@@ -34,7 +34,7 @@ public class PumpLifecycleInputTests
             ReservedWorkerCount = 0,
         });
 
-        var pump = new PriorityMessagePump(new InMemoryLeaseBroker().CreateQueue("q"), (_, _) => Task.CompletedTask, scheduler);
+        var pump = new PriorityMessagePump(new InMemoryTransport().CreateQueue("q"), (_, _) => Task.CompletedTask, scheduler);
 
         pump.MaxInFlight.Should().Be(PriorityTaskSchedulerOptions.MaxWorkerCount * MessagePumpOptions.DefaultInFlightPerWorker);
     }
@@ -47,7 +47,7 @@ public class PumpLifecycleInputTests
         var options = new InMemoryQueueOptions();
         typeof(InMemoryQueueOptions).GetProperty(option)!.SetValue(options, TimeSpan.MaxValue);
 
-        var create = () => new InMemoryLeaseBroker().CreateQueue("q", options);
+        var create = () => new InMemoryTransport().CreateQueue("q", options);
 
         create.Should().Throw<ArgumentOutOfRangeException>().Which.ParamName.Should().Be(option);
     }
@@ -62,7 +62,7 @@ public class PumpLifecycleInputTests
         var options = new MessagePumpOptions();
         typeof(MessagePumpOptions).GetProperty(option)!.SetValue(options, TimeSpan.MaxValue);
 
-        var create = () => new PriorityMessagePump(new InMemoryLeaseBroker().CreateQueue("q"), (_, _) => Task.CompletedTask, scheduler, options);
+        var create = () => new PriorityMessagePump(new InMemoryTransport().CreateQueue("q"), (_, _) => Task.CompletedTask, scheduler, options);
 
         create.Should().Throw<ArgumentOutOfRangeException>().Which.ParamName.Should().Be(option);
     }

@@ -10,7 +10,6 @@ public class PumpMetricsAttributesTests
     public void Names_AreNamespacedByPackage()
     {
         MessagePumpDiagnostics.MeterName.Should().Be("PriorityAsync.MessagePump");
-        MessagePumpMetrics.MeterName.Should().Be(MessagePumpDiagnostics.MeterName);
         MessagePumpDiagnostics.ActivitySourceName.Should().Be("PriorityAsync.MessagePump");
         PriorityAsyncMetrics.MeterName.Should().Be("PriorityAsync");
     }
@@ -55,7 +54,7 @@ public class PumpMetricsAttributesTests
         var measurements = Listen(instrument => instrument.Meter.Name == MessagePumpDiagnostics.MeterName, name, out var listener);
         var clock = new VirtualTimeProvider();
         var latency = TimeSpan.FromMilliseconds(100);
-        var queue = new InMemoryLeaseBroker(clock).CreateQueue("orders", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(10), Latency = latency });
+        var queue = new InMemoryTransport(clock).CreateQueue("orders", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(10), Latency = latency });
         queue.Send(new byte[] { 1 }, "slow");
         using (listener)
         {
@@ -127,7 +126,7 @@ public class PumpMetricsAttributesTests
             listener.Start();
             VirtualRun.Run(new VirtualTimeProvider(), scheduler =>
             {
-                _ = new PriorityMessagePump(new InMemoryLeaseBroker().CreateQueue("q"), (_, _) => Task.CompletedTask, scheduler, new MessagePumpOptions { MeterFactory = factory });
+                _ = new PriorityMessagePump(new InMemoryTransport().CreateQueue("q"), (_, _) => Task.CompletedTask, scheduler, new MessagePumpOptions { MeterFactory = factory });
                 return Task.CompletedTask;
             });
         }
@@ -195,7 +194,7 @@ public class PumpMetricsAttributesTests
     private static void RunPump(string name, IMeterFactory? meterFactory, bool failFirst)
     {
         var clock = new VirtualTimeProvider();
-        var queue = new InMemoryLeaseBroker(clock).CreateQueue("orders", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(10) });
+        var queue = new InMemoryTransport(clock).CreateQueue("orders", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(10) });
         queue.Send(new byte[] { 1 }, "m0");
         queue.Send(new byte[] { 2 }, "m1");
         VirtualRun.Run(clock, async scheduler =>

@@ -15,7 +15,7 @@ public class PumpOptionsBehaviourTests
     {
         const int messages = 20;
         var clock = new VirtualTimeProvider();
-        var queue = new InMemoryLeaseBroker(clock).CreateQueue("q", new InMemoryQueueOptions { Latency = TimeSpan.FromMilliseconds(5) });
+        var queue = new InMemoryTransport(clock).CreateQueue("q", new InMemoryQueueOptions { Latency = TimeSpan.FromMilliseconds(5) });
         for (var i = 0; i < messages; i++)
         {
             queue.Send(new byte[] { (byte)i });
@@ -63,7 +63,7 @@ public class PumpOptionsBehaviourTests
     {
         const int messages = 40;
         var clock = new VirtualTimeProvider();
-        var queue = new InMemoryLeaseBroker(clock).CreateQueue("q", new InMemoryQueueOptions { Latency = TimeSpan.FromMilliseconds(5) });
+        var queue = new InMemoryTransport(clock).CreateQueue("q", new InMemoryQueueOptions { Latency = TimeSpan.FromMilliseconds(5) });
         for (var i = 0; i < messages; i++)
         {
             queue.Send(new byte[] { (byte)i });
@@ -108,7 +108,7 @@ public class PumpOptionsBehaviourTests
     private static (MessagePumpStatistics Stats, TimeSpan StoppedAfter, bool HandlerCanceled, ListLogger Logger) StopWhileAHandlerRuns(TimeSpan shutdownTimeout, TimeSpan handlerTime)
     {
         var clock = new VirtualTimeProvider();
-        var queue = new InMemoryLeaseBroker(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(30) });
+        var queue = new InMemoryTransport(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(30) });
         queue.Send(new byte[] { 1 }, "m1");
         MessagePumpStatistics? stats = null;
         var stoppedAfter = TimeSpan.MinValue;

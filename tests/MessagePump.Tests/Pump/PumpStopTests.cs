@@ -149,7 +149,7 @@ public class PumpStopTests
 
     private InMemoryQueue CreateQueue(int messages)
     {
-        var queue = new InMemoryLeaseBroker(_clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(30) });
+        var queue = new InMemoryTransport(_clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(30) });
         for (var i = 0; i < messages; i++)
         {
             queue.Send(new byte[] { (byte)i });

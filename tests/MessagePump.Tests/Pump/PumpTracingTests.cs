@@ -36,7 +36,7 @@ public class PumpTracingTests
         headers.Should().ContainKey("traceparent");
 
         var clock = new VirtualTimeProvider();
-        var queue = new InMemoryLeaseBroker(clock).CreateQueue("orders", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(10) });
+        var queue = new InMemoryTransport(clock).CreateQueue("orders", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(10) });
         queue.Send(new byte[] { 1 }, "traced", new Dictionary<string, string>(headers));
         queue.Send(new byte[] { 2 }, "untraced");
 
@@ -137,7 +137,7 @@ public class PumpTracingTests
         ActivitySource.AddActivityListener(listener);
 
         var clock = new VirtualTimeProvider();
-        var queue = new InMemoryLeaseBroker(clock).CreateQueue("broken", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(10) });
+        var queue = new InMemoryTransport(clock).CreateQueue("broken", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(10) });
         for (var i = 0; i < 3; i++)
         {
             queue.Send(new byte[] { (byte)i });
@@ -165,7 +165,7 @@ public class PumpTracingTests
         producers.ForEach(p => p.Stop());
 
         var clock = new VirtualTimeProvider();
-        var queue = new InMemoryLeaseBroker(clock).CreateQueue("orders", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(10) });
+        var queue = new InMemoryTransport(clock).CreateQueue("orders", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(10) });
         queue.Send(new byte[] { 0 }, "first"); // the first receive asks for one message; the next asks for two
         foreach (var producer in producers)
         {
@@ -186,7 +186,7 @@ public class PumpTracingTests
         var stopped = ListenToPump(name, out var listener);
         using var _ = listener;
         var clock = new VirtualTimeProvider();
-        var queue = new InMemoryLeaseBroker(clock).CreateQueue("orders", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(10) });
+        var queue = new InMemoryTransport(clock).CreateQueue("orders", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(10) });
         queue.Send(new byte[] { 1 }, "m1");
 
         RunToCompletion(clock, new BlankNamesSource(queue), queue, 1, name);
@@ -207,7 +207,7 @@ public class PumpTracingTests
         };
         ActivitySource.AddActivityListener(hostListener);
         var clock = new VirtualTimeProvider();
-        var queue = new InMemoryLeaseBroker(clock).CreateQueue("orders", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(10) });
+        var queue = new InMemoryTransport(clock).CreateQueue("orders", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(10) });
         queue.Send(new byte[] { 1 }, "m1");
         Activity? seen = null;
         ActivityTraceId hostTrace = default;

@@ -12,7 +12,7 @@ public class RenewalRoundTripTests
     public void GrowingRoundTrip_RenewalsMoveEarlier_AndTheLeaseIsKept()
     {
         var clock = new VirtualTimeProvider();
-        var queue = new InMemoryLeaseBroker(clock).CreateQueue("orders", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(2) });
+        var queue = new InMemoryTransport(clock).CreateQueue("orders", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(2) });
         queue.Send(new byte[] { 1 });
         var source = new SlowRenewals(queue, clock, renewal => renewal < 2 ? TimeSpan.FromMilliseconds(100) : TimeSpan.FromMilliseconds(1800));
         MessagePumpStatistics? stats = null;

@@ -95,7 +95,7 @@ public class SharedLeaseKeeperTests(ITestOutputHelper output)
     private static RunResult Run(int messages, int latencyMs, Behaviour behaviour, TimeSpan handler)
     {
         var clock = new VirtualTimeProvider();
-        var queue = new InMemoryLeaseBroker(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = Lock, Latency = TimeSpan.FromMilliseconds(latencyMs) });
+        var queue = new InMemoryTransport(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = Lock, Latency = TimeSpan.FromMilliseconds(latencyMs) });
         for (var i = 0; i < messages; i++)
         {
             queue.Send(new byte[] { (byte)i }, $"m{i}");

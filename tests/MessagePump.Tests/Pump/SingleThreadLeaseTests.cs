@@ -92,7 +92,7 @@ public class SingleThreadLeaseTests(ITestOutputHelper output)
     public void Pump_LeaseLostMidHandler_CancelsHandler_AndDoesNotComplete()
     {
         var clock = new VirtualTimeProvider();
-        var queue = new InMemoryLeaseBroker(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = LockDuration });
+        var queue = new InMemoryTransport(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = LockDuration });
         queue.Send(new byte[] { 1 }, "m1");
         var observed = new List<(int Delivery, MessageLeaseState State, bool Canceled)>();
         MessagePumpStatistics? stats = null;
@@ -136,7 +136,7 @@ public class SingleThreadLeaseTests(ITestOutputHelper output)
 
     private static InMemoryQueue CreateQueue(VirtualTimeProvider clock)
     {
-        var queue = new InMemoryLeaseBroker(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = LockDuration, MaxDeliveryCount = 3 });
+        var queue = new InMemoryTransport(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = LockDuration, MaxDeliveryCount = 3 });
         for (var i = 0; i < Messages; i++)
         {
             queue.Send(BitConverter.GetBytes(i), $"m{i}");

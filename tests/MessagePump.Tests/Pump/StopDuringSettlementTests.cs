@@ -22,7 +22,7 @@ public class StopDuringSettlementTests
             var shutdownTimeout = TimeSpan.FromMilliseconds(random.Next(0, 400));
             var work = TimeSpan.FromMilliseconds(random.Next(50, 600));
             var clock = new VirtualTimeProvider();
-            var queue = new InMemoryLeaseBroker(clock).CreateQueue("orders", new InMemoryQueueOptions
+            var queue = new InMemoryTransport(clock).CreateQueue("orders", new InMemoryQueueOptions
             {
                 LockDuration = TimeSpan.FromSeconds(5),
                 Latency = latency,

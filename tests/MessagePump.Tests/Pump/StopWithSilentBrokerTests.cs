@@ -70,7 +70,7 @@ public class StopWithSilentBrokerTests(ITestOutputHelper output)
     private StopResult Run(string silent, bool honourToken, Func<MessageContext, CancellationToken, Task> handler, bool nativeBatches = false)
     {
         var clock = new VirtualTimeProvider();
-        var queue = new InMemoryLeaseBroker(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = LockDuration });
+        var queue = new InMemoryTransport(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = LockDuration });
         queue.Send(new byte[] { 1 }, "m1");
         var source = new SilentSettlements(queue, operation => operation == silent, honourToken, nativeBatches);
         var logger = new ListLogger();

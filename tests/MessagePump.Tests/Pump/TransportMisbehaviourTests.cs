@@ -12,7 +12,7 @@ public class TransportMisbehaviourTests
     public void ReceiveAnsweringNull_IsAFailedReceive_ReportedAndRetriedAfterTheEmptyReceiveDelay()
     {
         var clock = new VirtualTimeProvider();
-        var queue = new InMemoryLeaseBroker(clock).CreateQueue("q");
+        var queue = new InMemoryTransport(clock).CreateQueue("q");
         var source = new ScriptedSource(queue)
         {
             Answer = (call, _, answer) =>
@@ -50,7 +50,7 @@ public class TransportMisbehaviourTests
     public void ReceiveAnsweringANullMessage_IsReportedOnce_AndTheMessagesAreProcessed()
     {
         var clock = new VirtualTimeProvider();
-        var queue = new InMemoryLeaseBroker(clock).CreateQueue("q");
+        var queue = new InMemoryTransport(clock).CreateQueue("q");
         var source = new ScriptedSource(queue)
         {
             Answer = (call, _, answer) =>
@@ -96,7 +96,7 @@ public class TransportMisbehaviourTests
     public void SettleCallFailingForGood_IsCountedAndLoggedOnce_NotRetried_AndTheMessageComesBack(string operation)
     {
         var clock = new VirtualTimeProvider();
-        var queue = new InMemoryLeaseBroker(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(10) });
+        var queue = new InMemoryTransport(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(10) });
         queue.Send(new byte[] { 1 }, "m1");
         var source = new ScriptedSource(queue)
         {
@@ -167,7 +167,7 @@ public class TransportMisbehaviourTests
     {
         var expected = expectedSeconds.Split(',').Select(s => TimeSpan.FromSeconds(int.Parse(s, CultureInfo.InvariantCulture))).ToList();
         var clock = new VirtualTimeProvider();
-        var queue = new InMemoryLeaseBroker(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(lockSeconds) });
+        var queue = new InMemoryTransport(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(lockSeconds) });
         queue.Send(new byte[] { 1 }, "m1");
         var source = new ScriptedSource(queue);
         var options = new MessagePumpOptions { LockRenewalBuffer = bufferSeconds == 0 ? null : TimeSpan.FromSeconds(bufferSeconds) };
@@ -206,7 +206,7 @@ public class TransportMisbehaviourTests
     {
         var lockDuration = TimeSpan.FromSeconds(10);
         var clock = new VirtualTimeProvider();
-        var queue = new InMemoryLeaseBroker(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = lockDuration, RenewFailureRate = 1, MaxDeliveryCount = 1 });
+        var queue = new InMemoryTransport(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = lockDuration, RenewFailureRate = 1, MaxDeliveryCount = 1 });
         queue.Send(new byte[] { 1 }, "m1");
         var source = new ScriptedSource(queue);
         var logger = new ListLogger();
@@ -214,7 +214,7 @@ public class TransportMisbehaviourTests
         using var listener = new System.Diagnostics.Metrics.MeterListener();
         listener.InstrumentPublished = (instrument, l) =>
         {
-            if (instrument.Meter.Name == MessagePumpMetrics.MeterName && instrument.Name == MessagePumpMetrics.LeasesLostName)
+            if (instrument.Meter.Name == MessagePumpDiagnostics.MeterName && instrument.Name == MessagePumpMetrics.LeasesLostName)
             {
                 l.EnableMeasurementEvents(instrument);
             }
@@ -223,7 +223,7 @@ public class TransportMisbehaviourTests
         {
             foreach (var tag in tags)
             {
-                if (tag.Key == MessagePumpMetrics.PumpTag && (string?)tag.Value == "renew-retries")
+                if (tag.Key == MessagePumpDiagnostics.PumpTag && (string?)tag.Value == "renew-retries")
                 {
                     Interlocked.Add(ref lostMeasured, value);
                 }

@@ -17,12 +17,12 @@ public class PublicMemberBadInputTests(ITestOutputHelper output)
     {
         ["Awaiter.OnCompleted(Action)"] = "awaiter of SwitchTo/YieldIfNeeded, called by the compiler's state machine with a non-null continuation; no public way to build a valid awaiter outside an await",
         ["Awaiter.UnsafeOnCompleted(Action)"] = "as OnCompleted: called only by the compiler's state machine",
-        ["DeadLetteredMessage.Deconstruct(String&, String&, Int32&)"] = "compiler-generated member of a record (value equality, deconstruction, init accessor): no validation to test",
-        ["DeadLetteredMessage.Equals(DeadLetteredMessage)"] = "compiler-generated member of a record (value equality, deconstruction, init accessor): no validation to test",
-        ["DeadLetteredMessage.Equals(Object)"] = "compiler-generated member of a record (value equality, deconstruction, init accessor): no validation to test",
-        ["DeadLetteredMessage.set_DeliveryCount(Int32)"] = "compiler-generated member of a record (value equality, deconstruction, init accessor): no validation to test",
-        ["DeadLetteredMessage.set_MessageId(String)"] = "compiler-generated member of a record (value equality, deconstruction, init accessor): no validation to test",
-        ["DeadLetteredMessage.set_Reason(String)"] = "compiler-generated member of a record (value equality, deconstruction, init accessor): no validation to test",
+        ["InMemoryDeadLetter.Deconstruct(String&, String&, Int32&)"] = "compiler-generated member of a record (value equality, deconstruction, init accessor): no validation to test",
+        ["InMemoryDeadLetter.Equals(InMemoryDeadLetter)"] = "compiler-generated member of a record (value equality, deconstruction, init accessor): no validation to test",
+        ["InMemoryDeadLetter.Equals(Object)"] = "compiler-generated member of a record (value equality, deconstruction, init accessor): no validation to test",
+        ["InMemoryDeadLetter.set_DeliveryCount(Int32)"] = "compiler-generated member of a record (value equality, deconstruction, init accessor): no validation to test",
+        ["InMemoryDeadLetter.set_MessageId(String)"] = "compiler-generated member of a record (value equality, deconstruction, init accessor): no validation to test",
+        ["InMemoryDeadLetter.set_Reason(String)"] = "compiler-generated member of a record (value equality, deconstruction, init accessor): no validation to test",
         ["InMemoryQueueStatistics.Equals(InMemoryQueueStatistics)"] = "compiler-generated member of a record (value equality, deconstruction, init accessor): no validation to test",
         ["InMemoryQueueStatistics.Equals(Object)"] = "compiler-generated member of a record (value equality, deconstruction, init accessor): no validation to test",
         ["InMemoryQueueStatistics.set_Available(Int32)"] = "compiler-generated member of a record (value equality, deconstruction, init accessor): no validation to test",
@@ -157,8 +157,8 @@ public class PublicMemberBadInputTests(ITestOutputHelper output)
         "PrioritySchedulerOptions" => (typeof(PrioritySchedulerOptions), o => Disposed(new PriorityAsyncContext((PrioritySchedulerOptions)o))),
         "PriorityTaskSchedulerOptions" => (typeof(PriorityTaskSchedulerOptions), o => Disposed(new PriorityTaskScheduler((PriorityTaskSchedulerOptions)o))),
         "MessagePumpOptions" => (typeof(MessagePumpOptions), o => new PriorityAsync.MessagePump.PriorityMessagePump(
-            new InMemoryLeaseBroker(new VirtualTimeProvider()).CreateQueue("q"), (_, _) => Task.CompletedTask, new PriorityAsyncContext(), (MessagePumpOptions)o)),
-        _ => (typeof(InMemoryQueueOptions), o => new InMemoryLeaseBroker(new VirtualTimeProvider()).CreateQueue("q", (InMemoryQueueOptions)o)),
+            new InMemoryTransport(new VirtualTimeProvider()).CreateQueue("q"), (_, _) => Task.CompletedTask, new PriorityAsyncContext(), (MessagePumpOptions)o)),
+        _ => (typeof(InMemoryQueueOptions), o => new InMemoryTransport(new VirtualTimeProvider()).CreateQueue("q", (InMemoryQueueOptions)o)),
     };
 
     private static object? Disposed(IDisposable disposable)

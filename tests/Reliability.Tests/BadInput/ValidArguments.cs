@@ -14,7 +14,7 @@ internal sealed class ValidArguments : IAsyncDisposable
     {
         Scheduler = Track(new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = 1 }));
         Clock = new VirtualTimeProvider();
-        Broker = new InMemoryLeaseBroker(Clock);
+        Broker = new InMemoryTransport(Clock);
         Queue = Broker.CreateQueue($"q{Guid.NewGuid():N}");
     }
 
@@ -22,7 +22,7 @@ internal sealed class ValidArguments : IAsyncDisposable
 
     public VirtualTimeProvider Clock { get; }
 
-    public InMemoryLeaseBroker Broker { get; }
+    public InMemoryTransport Broker { get; }
 
     public InMemoryQueue Queue { get; }
 
@@ -54,7 +54,7 @@ internal sealed class ValidArguments : IAsyncDisposable
         var t when t == typeof(Lane) => Scheduler.GetLane(LanePriority.Processing),
         var t when t == typeof(VirtualTimeProvider) => Clock,
         var t when t == typeof(TimeProvider) => Clock,
-        var t when t == typeof(InMemoryLeaseBroker) => Broker,
+        var t when t == typeof(InMemoryTransport) => Broker,
         var t when t == typeof(InMemoryQueue) || t == typeof(IMessageSource) => Queue,
         var t when t == typeof(PriorityMessagePump) => new PriorityMessagePump(Queue, (_, _) => Task.CompletedTask, Scheduler),
         var t when t == typeof(PrioritySchedulerOptions) => new PrioritySchedulerOptions(),
@@ -94,7 +94,7 @@ internal sealed class ValidArguments : IAsyncDisposable
         typeof(CancellationToken), typeof(LanePriority), typeof(ReadOnlyMemory<byte>), typeof(Func<Task>), typeof(Func<Task<int>>),
         typeof(Action), typeof(TimerCallback), typeof(SendOrPostCallback), typeof(Func<MessageContext, CancellationToken, Task>),
         typeof(PriorityScheduler), typeof(PriorityTaskScheduler), typeof(PriorityAsyncContext), typeof(PriorityAsyncContextThread),
-        typeof(Lane), typeof(VirtualTimeProvider), typeof(TimeProvider), typeof(InMemoryLeaseBroker), typeof(InMemoryQueue),
+        typeof(Lane), typeof(VirtualTimeProvider), typeof(TimeProvider), typeof(InMemoryTransport), typeof(InMemoryQueue),
         typeof(IMessageSource), typeof(PriorityMessagePump), typeof(PrioritySchedulerOptions), typeof(PriorityTaskSchedulerOptions),
         typeof(MessagePumpOptions), typeof(InMemoryQueueOptions), typeof(LaneOptions), typeof(Exception), typeof(object),
         typeof(RejectedWorkKind), typeof(LaneAwaitable.Awaiter), typeof(InMemoryMessage), typeof(IReadOnlyList<ILeasedMessage>),

@@ -26,7 +26,7 @@ public class PumpCpuOverloadTests(ITestOutputHelper output)
         var io = TimeSpan.FromMilliseconds(random.Next(0, 500));
         var latency = TimeSpan.FromMilliseconds(random.Next(0, 100));
         var clock = new VirtualTimeProvider();
-        var queue = new InMemoryLeaseBroker(clock).CreateQueue("cpu", new InMemoryQueueOptions { LockDuration = LockDuration, Latency = latency, MaxDeliveryCount = 1 });
+        var queue = new InMemoryTransport(clock).CreateQueue("cpu", new InMemoryQueueOptions { LockDuration = LockDuration, Latency = latency, MaxDeliveryCount = 1 });
         for (var i = 0; i < messages; i++)
         {
             queue.Send(new byte[] { 1 });

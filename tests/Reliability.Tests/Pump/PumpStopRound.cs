@@ -34,7 +34,7 @@ internal static class PumpStopRound
             $"{messages} messages ({poison} poison), {maxInFlight} in flight";
 
         var clock = new VirtualTimeProvider();
-        var queue = new InMemoryLeaseBroker(clock).CreateQueue("stop", new InMemoryQueueOptions
+        var queue = new InMemoryTransport(clock).CreateQueue("stop", new InMemoryQueueOptions
         {
             LockDuration = lockDuration,
             Latency = latency,

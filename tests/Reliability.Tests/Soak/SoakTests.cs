@@ -18,7 +18,7 @@ public class SoakTests(ITestOutputHelper output)
     {
         var total = ReliabilitySettings.Long ? 1_000_000 : 100_000;
         var clock = new VirtualTimeProvider();
-        var queue = new InMemoryLeaseBroker(clock).CreateQueue("soak", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(30), Latency = TimeSpan.FromMilliseconds(1) });
+        var queue = new InMemoryTransport(clock).CreateQueue("soak", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(30), Latency = TimeSpan.FromMilliseconds(1) });
         var heap = new List<long>();
         MessagePumpStatistics? stats = null;
         PriorityAsyncContext.Run(

@@ -108,9 +108,9 @@ internal static class CoreBadValues
         if (type == typeof(PriorityAsyncContextThread)) return new PriorityAsyncContextThread(new PrioritySchedulerOptions { ShutdownTimeout = TimeSpan.FromSeconds(1) });
         if (type == typeof(Lane)) return new PriorityAsyncContext().Lanes[0];
         if (type == typeof(RejectedWorkKind)) return RejectedWorkKind.Post;
-        if (type == typeof(InMemoryLeaseBroker)) return new InMemoryLeaseBroker(new VirtualTimeProvider());
+        if (type == typeof(InMemoryTransport)) return new InMemoryTransport(new VirtualTimeProvider());
         if (type == typeof(InMemoryQueueOptions)) return new InMemoryQueueOptions();
-        if (type == typeof(InMemoryQueue) || type == typeof(IMessageSource)) return new InMemoryLeaseBroker(new VirtualTimeProvider()).CreateQueue("valid");
+        if (type == typeof(InMemoryQueue) || type == typeof(IMessageSource)) return new InMemoryTransport(new VirtualTimeProvider()).CreateQueue("valid");
         if (type == typeof(MessagePumpOptions)) return new MessagePumpOptions();
         if (type == typeof(Func<MessageContext, CancellationToken, Task>)) return new Func<MessageContext, CancellationToken, Task>((_, _) => Task.CompletedTask);
         if (type == typeof(ILogger)) return NullLogger.Instance;
@@ -126,7 +126,7 @@ internal static class CoreBadValues
     /// <summary>A delivery whose lock is held, from a fresh queue that answers at once.</summary>
     private static ILeasedMessage ReceivedMessage()
     {
-        var queue = new InMemoryLeaseBroker(new VirtualTimeProvider()).CreateQueue("valid");
+        var queue = new InMemoryTransport(new VirtualTimeProvider()).CreateQueue("valid");
         queue.Send(new byte[] { 1 });
         return queue.ReceiveAsync().GetAwaiter().GetResult()!;
     }

@@ -47,7 +47,7 @@ internal sealed class SwarmInvariants
     }
 
     /// <summary>Drained to the end: every message ended exactly once, completed or dead-lettered; poison only dead-lettered.</summary>
-    public void EveryMessageEndedOnce(InMemoryQueueStatistics broker, IReadOnlyList<DeadLetteredMessage> deadLetters, IEnumerable<string> poison)
+    public void EveryMessageEndedOnce(InMemoryQueueStatistics broker, IReadOnlyList<InMemoryDeadLetter> deadLetters, IEnumerable<string> poison)
     {
         Check(broker.Available == 0 && broker.InFlight == 0 && broker.AwaitingRedelivery == 0, $"end: not drained ({broker})");
         Check(broker.Completed + broker.DeadLettered == broker.Sent, $"end: {broker.Sent} sent but {broker.Completed} completed and {broker.DeadLettered} dead-lettered");

@@ -20,7 +20,7 @@ internal static class SwarmScenario
     {
         var p = SwarmParameters.From(seed);
         var clock = new VirtualTimeProvider();
-        var queue = new InMemoryLeaseBroker(clock).CreateQueue("swarm", new InMemoryQueueOptions
+        var queue = new InMemoryTransport(clock).CreateQueue("swarm", new InMemoryQueueOptions
         {
             LockDuration = p.LockDuration,
             MaxDeliveryCount = p.MaxDeliveryCount,

@@ -5,7 +5,7 @@ namespace LeaseSimulation.Hosting;
 /// that block their thread (synchronous calls inside <c>Task.Run</c>, as in seeds 000 and 003), so every other
 /// thread-pool item (continuations, timer firings) waits behind them. Dispose restores the pool.
 /// </summary>
-public sealed class ThreadPoolStarvation : IDisposable
+public sealed class SyncOverAsyncStarvation : IDisposable
 {
     private readonly int _originalMaxWorkers;
     private readonly int _originalMaxIo;
@@ -17,7 +17,7 @@ public sealed class ThreadPoolStarvation : IDisposable
     private int _pending;
     private bool _disposed;
 
-    private ThreadPoolStarvation(int workerCap, int backlog, TimeSpan blockTime)
+    private SyncOverAsyncStarvation(int workerCap, int backlog, TimeSpan blockTime)
     {
         ThreadPool.GetMaxThreads(out _originalMaxWorkers, out _originalMaxIo);
         ThreadPool.GetMinThreads(out var minWorkers, out _);
@@ -44,12 +44,12 @@ public sealed class ThreadPoolStarvation : IDisposable
     /// <param name="backlog">How many blocking items to keep queued or running at any time.</param>
     /// <param name="blockTime">How long each blocking item holds its thread (wall-clock time).</param>
     /// <returns>The starvation; dispose it to stop and restore the pool.</returns>
-    public static ThreadPoolStarvation Start(int workerCap, int backlog, TimeSpan blockTime)
+    public static SyncOverAsyncStarvation Start(int workerCap, int backlog, TimeSpan blockTime)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(workerCap, 1);
         ArgumentOutOfRangeException.ThrowIfLessThan(backlog, 1);
         ArgumentOutOfRangeException.ThrowIfLessThanOrEqual(blockTime, TimeSpan.Zero);
-        return new ThreadPoolStarvation(workerCap, backlog, blockTime);
+        return new SyncOverAsyncStarvation(workerCap, backlog, blockTime);
     }
 
     /// <summary>Stops queuing blocking items, waits for the queued ones to finish and restores the pool's cap.</summary>

@@ -3,14 +3,14 @@ using System.Collections.Concurrent;
 namespace PriorityAsync.MessagePump;
 
 /// <summary>
-/// An in-memory message broker with leases, the embedded default transport: each queue locks a received message for
-/// its lock duration, lets the holder renew or settle it, and delivers it again when the lock expires. Thread-safe.
+/// The in-memory transport, a message broker with leases embedded in the process (the default): each queue locks a
+/// received message for its lock duration, lets the holder renew or settle it, and delivers it again when the lock expires. Thread-safe.
 /// </summary>
 /// <remarks>
 /// Time comes from <see cref="TimeProvider"/> and lock expiry is judged on it, so a broker on the
 /// <see cref="VirtualTimeProvider"/> of a <see cref="PriorityAsyncContext"/> runs on virtual time.
 /// </remarks>
-public sealed class InMemoryLeaseBroker
+public sealed class InMemoryTransport
 {
     private readonly ConcurrentDictionary<string, InMemoryQueue> _queues = new(StringComparer.Ordinal);
 
@@ -20,7 +20,7 @@ public sealed class InMemoryLeaseBroker
     /// <see cref="VirtualTimeProvider"/> itself — not a scheduler's <see cref="PriorityScheduler.TimeProvider"/>, whose
     /// timers run in its lanes: the broker's side of each delayed call would then wait behind the consumer's slices.
     /// </param>
-    public InMemoryLeaseBroker(TimeProvider? timeProvider = null)
+    public InMemoryTransport(TimeProvider? timeProvider = null)
     {
         TimeProvider = timeProvider ?? TimeProvider.System;
     }

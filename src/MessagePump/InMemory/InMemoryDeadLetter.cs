@@ -4,4 +4,4 @@ namespace PriorityAsync.MessagePump;
 /// <param name="MessageId">The message's identifier.</param>
 /// <param name="Reason">Why it was dead-lettered.</param>
 /// <param name="DeliveryCount">How many deliveries it had.</param>
-public sealed record DeadLetteredMessage(string MessageId, string Reason, int DeliveryCount);
+public sealed record InMemoryDeadLetter(string MessageId, string Reason, int DeliveryCount);

@@ -1,0 +1,59 @@
+namespace PriorityAsync.MessagePump.AzureServiceBus.Testing;
+
+public sealed partial class ServiceBusTestBroker
+{
+    internal static void ValidateEntityName(string name, string paramName)
+    {
+        ArgumentException.ThrowIfNullOrWhiteSpace(name, paramName);
+        if (name.StartsWith('/') || name.EndsWith('/') || name.Contains('$', StringComparison.Ordinal) || name.Any(char.IsWhiteSpace))
+        {
+            throw new ArgumentException($"'{name}' is not a valid entity name: no leading or trailing '/', no '$', no white space.", paramName);
+        }
+    }
+
+    internal ServiceBusTestQueue AddQueue(string path, ServiceBusTestEntityOptions? options, string paramName)
+    {
+        options ??= new ServiceBusTestEntityOptions();
+        if (options.LockDuration <= TimeSpan.Zero)
+        {
+            throw new ArgumentOutOfRangeException(nameof(options), options.LockDuration, "options.LockDuration must be positive.");
+        }
+
+        if (options.MaxDeliveryCount < 1)
+        {
+            throw new ArgumentOutOfRangeException(nameof(options), options.MaxDeliveryCount, "options.MaxDeliveryCount must be at least 1.");
+        }
+        lock (Sync)
+        {
+            ThrowIfTaken(path, paramName);
+            var queue = new ServiceBusTestQueue(this, path, options, isDeadLetterQueue: false);
+            _queues.Add(path, queue);
+            _queues.Add(queue.DeadLetterQueue!.Path, queue.DeadLetterQueue);
+            return queue;
+        }
+    }
+
+    internal ServiceBusTestQueue? FindQueue(string path)
+    {
+        lock (Sync)
+        {
+            return _queues.GetValueOrDefault(path.Trim('/'));
+        }
+    }
+
+    internal ServiceBusTestTopic? FindTopic(string path)
+    {
+        lock (Sync)
+        {
+            return _topics.GetValueOrDefault(path.Trim('/'));
+        }
+    }
+
+    private void ThrowIfTaken(string path, string paramName)
+    {
+        if (_queues.ContainsKey(path) || _topics.ContainsKey(path))
+        {
+            throw new ArgumentException($"The broker already has an entity at '{path}'.", paramName);
+        }
+    }
+}

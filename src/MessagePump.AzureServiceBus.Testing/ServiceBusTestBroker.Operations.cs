@@ -1,0 +1,119 @@
+using PriorityAsync.MessagePump.AzureServiceBus.Testing.Amqp;
+
+namespace PriorityAsync.MessagePump.AzureServiceBus.Testing;
+
+public sealed partial class ServiceBusTestBroker
+{
+    internal long NextSequenceNumber() => Interlocked.Increment(ref _sequenceNumber);
+
+    /// <summary>
+    /// Runs an operation under the broker's lock after judging every lock on the clock, then hands available messages
+    /// to receivers with credit and sends them once the lock is released.
+    /// </summary>
+    internal T Operate<T>(Func<DateTimeOffset, T> action, Action? afterCollect = null)
+    {
+        var deliveries = new List<PendingDelivery>();
+        var acceptedWaiters = new List<SessionWaiter>();
+        T result;
+        lock (Sync)
+        {
+            // Whole milliseconds: AMQP timestamps carry no more, so the client sees exactly the times the broker judges by.
+            var exact = TimeProvider.GetUtcNow();
+            var now = exact - TimeSpan.FromTicks(exact.Ticks % TimeSpan.TicksPerMillisecond);
+            foreach (var queue in _queues.Values)
+            {
+                queue.SweepLocked(now);
+            }
+
+            result = action(now);
+            for (var i = _sessionWaiters.Count - 1; i >= 0; i--)
+            {
+                var waiter = _sessionWaiters[i];
+                if (waiter.TryAcquireLocked(now))
+                {
+                    _sessionWaiters.RemoveAt(i);
+                    acceptedWaiters.Add(waiter);
+                }
+            }
+
+            foreach (var queue in _queues.Values)
+            {
+                queue.CollectLocked(now, deliveries);
+            }
+
+            afterCollect?.Invoke();
+            RescheduleLocked(now);
+        }
+
+        foreach (var waiter in acceptedWaiters)
+        {
+            waiter.Complete();
+        }
+
+        Deliver(deliveries);
+        return result;
+    }
+
+    internal void AddSessionWaiterLocked(SessionWaiter waiter) => _sessionWaiters.Add(waiter);
+
+    internal bool RemoveSessionWaiter(SessionWaiter waiter)
+    {
+        lock (Sync)
+        {
+            return _sessionWaiters.Remove(waiter);
+        }
+    }
+
+    private static void Deliver(List<PendingDelivery> deliveries)
+    {
+        foreach (var delivery in deliveries)
+        {
+            ((ConsumerLink)delivery.Consumer).Send(delivery);
+        }
+    }
+
+    private void RescheduleLocked(DateTimeOffset now)
+    {
+        DateTimeOffset? next = null;
+        foreach (var queue in _queues.Values)
+        {
+            if (queue.NextExpiryLocked(now) is { } expiry && (next is null || expiry < next))
+            {
+                next = expiry;
+            }
+        }
+
+        if (_disposed)
+        {
+            return;
+        }
+
+        var due = next is { } at ? at - now : Timeout.InfiniteTimeSpan;
+        if (next is not null && due < TimeSpan.FromMilliseconds(1))
+        {
+            due = TimeSpan.FromMilliseconds(1);
+        }
+
+        try
+        {
+            _timer.Change(due, Timeout.InfiniteTimeSpan);
+        }
+        catch (ObjectDisposedException)
+        {
+            // Disposed between the check and the change: nothing is judged any more.
+        }
+    }
+
+    private void OnTimer()
+    {
+        try
+        {
+            Operate(static _ => 0);
+        }
+        catch (Exception exception) when (exception is not OutOfMemoryException)
+        {
+            // A timer callback must never take the process down; the next operation judges the locks again.
+            System.Diagnostics.Trace.TraceError("ServiceBusTestBroker: lock expiry pass failed: {0}", exception);
+        }
+    }
+}

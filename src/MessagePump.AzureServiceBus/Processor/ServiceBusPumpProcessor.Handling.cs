@@ -1,0 +1,77 @@
+using Azure.Messaging.ServiceBus;
+using Microsoft.Extensions.Logging;
+
+namespace PriorityAsync.MessagePump.AzureServiceBus;
+
+public sealed partial class ServiceBusPumpProcessor
+{
+    /// <summary>
+    /// The pump's handler: runs the user's handler in the processing lane, reports what went wrong, and settles what
+    /// the handler left unsettled (complete, or abandon after a failure or without auto-complete) in the lease lane.
+    /// Continuations stay in the lane (no <c>ConfigureAwait(false)</c>), as the pump's own.
+    /// </summary>
+    private async Task HandleAsync(MessageContext context, Func<ServiceBusPumpMessageEventArgs, Task> process, Func<ProcessErrorEventArgs, Task> error)
+    {
+        var leased = (ServiceBusLeasedMessage)context.Message;
+        using var limit = _options.MaxAutoLockRenewalDuration == Timeout.InfiniteTimeSpan
+            ? null
+            : new CancellationTokenSource(_options.MaxAutoLockRenewalDuration, context.TimeProvider);
+        using var linked = limit is null ? null : CancellationTokenSource.CreateLinkedTokenSource(context.CancellationToken, limit.Token);
+        var args = new ServiceBusPumpMessageEventArgs(context, leased, FullyQualifiedNamespace, linked?.Token ?? context.CancellationToken);
+        Exception? failure = null;
+        try
+        {
+            await process(args).ConfigureAwait(true);
+        }
+        catch (Exception ex)
+        {
+            failure = ex;
+        }
+
+        // A handler canceled by the pump (stop, or a lost lock reported below) is not an error of its own, as with the SDK.
+        if (failure is not null && !(failure is OperationCanceledException && context.CancellationToken.IsCancellationRequested))
+        {
+            await ReportAsync(error, failure, ServiceBusErrorSource.ProcessMessageCallback).ConfigureAwait(true);
+        }
+
+        if (context.LeaseState == MessageLeaseState.Lost)
+        {
+            if (!args.LockLostThrown)
+            {
+                var lost = new ServiceBusException($"The lock of message {leased.MessageId} was lost while its handler ran (it expired or its receive link closed); the broker will deliver it again.", ServiceBusFailureReason.MessageLockLost, EntityPath);
+                await ReportAsync(error, lost, ServiceBusErrorSource.RenewLock).ConfigureAwait(true);
+            }
+
+            return;
+        }
+
+        if (args.IsSettled || context.LeaseState == MessageLeaseState.Settled)
+        {
+            // Settled by the handler, or by the pump's stop path (abandoned after the shutdown wait).
+            return;
+        }
+
+        var complete = failure is null && _options.AutoCompleteMessages;
+        try
+        {
+            await args.SettleAfterHandlerAsync(complete).ConfigureAwait(true);
+        }
+        catch (ServiceBusException ex)
+        {
+            await ReportAsync(error, ex, complete ? ServiceBusErrorSource.Complete : ServiceBusErrorSource.Abandon).ConfigureAwait(true);
+        }
+    }
+
+    /// <summary>Calls the error handler; an exception it throws is logged and goes no further.</summary>
+    private async Task ReportAsync(Func<ProcessErrorEventArgs, Task> error, Exception exception, ServiceBusErrorSource errorSource)
+    {
+        try
+        {
+            await error(new ProcessErrorEventArgs(exception, errorSource, FullyQualifiedNamespace, EntityPath, Identifier, CancellationToken.None)).ConfigureAwait(true);
+        }
+        catch (Exception ex)
+        {
+            ProcessorLog.ErrorHandlerFailed(_logger, ex, Identifier, errorSource);
+        }
+    }
+}

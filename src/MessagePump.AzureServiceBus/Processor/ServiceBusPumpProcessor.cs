@@ -1,0 +1,176 @@
+using System.Diagnostics.CodeAnalysis;
+using Azure.Messaging.ServiceBus;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Logging.Abstractions;
+
+namespace PriorityAsync.MessagePump.AzureServiceBus;
+
+/// <summary>
+/// A <see cref="ServiceBusProcessor"/>-shaped consumer on a <see cref="PriorityMessagePump"/>: the same handler events
+/// (<see cref="ProcessMessageAsync"/>, <see cref="ProcessErrorAsync"/>), settlement calls and start/stop, while locks are
+/// renewed by the pump's lease keeper in the lease lane, ahead of CPU-heavy handlers. Moving a processor consumer over
+/// is a change of the line that creates it (see <c>docs/azure-service-bus.md</c>, "Moving from ServiceBusProcessor").
+/// </summary>
+/// <remarks>
+/// <para>
+/// A handler that throws gets its message abandoned (unless it settled it) and <see cref="ProcessErrorAsync"/> called with
+/// <see cref="ServiceBusErrorSource.ProcessMessageCallback"/>; a lost lock is reported with
+/// <see cref="ServiceBusErrorSource.RenewLock"/> (or the settlement's source); a failed receive with
+/// <see cref="ServiceBusErrorSource.Receive"/>. An error handler that throws is logged and never stops the processor.
+/// </para>
+/// <para>
+/// <see cref="StopProcessingAsync"/> has the pump's stop semantics: running handlers finish within
+/// <see cref="ServiceBusPumpProcessorOptions.ShutdownTimeout"/>, then their tokens are canceled and their messages
+/// abandoned: nothing stays locked. Sessions are not handled here; use <see cref="ServiceBusTransport.OpenSessionsAsync"/>.
+/// </para>
+/// </remarks>
+public sealed partial class ServiceBusPumpProcessor : IAsyncDisposable
+{
+    private readonly ServiceBusTransport _transport;
+    private readonly bool _ownsTransport;
+    private readonly ServiceBusEntity _entity;
+    private readonly ServiceBusPumpProcessorOptions _options;
+    private readonly ILogger _logger;
+    private readonly SemaphoreSlim _lifecycle = new(1, 1);
+    private readonly Lock _handlersGate = new();
+    private Func<ServiceBusPumpMessageEventArgs, Task>? _processMessage;
+    private Func<ProcessErrorEventArgs, Task>? _processError;
+    private PriorityTaskScheduler? _ownedScheduler;
+    private ProcessorRun? _run;
+    private MessagePumpStatistics? _lastStatistics;
+    private bool _disposed;
+
+    /// <summary>Creates a processor for a queue on a transport the caller owns (and disposes after the processor).</summary>
+    /// <param name="transport">The transport.</param>
+    /// <param name="queueName">The queue's name.</param>
+    /// <param name="options">The options; <see langword="null"/> for the defaults. Copied and validated here.</param>
+    /// <exception cref="ArgumentNullException"><paramref name="transport"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="queueName"/> is empty, or an option breaks its rule (the exception names it).</exception>
+    public ServiceBusPumpProcessor(ServiceBusTransport transport, string queueName, ServiceBusPumpProcessorOptions? options = null)
+        : this(transport ?? throw new ArgumentNullException(nameof(transport)), ownsTransport: false, ServiceBusEntity.Queue(queueName), options)
+    {
+    }
+
+    /// <summary>Creates a processor for a topic subscription on a transport the caller owns (and disposes after the processor).</summary>
+    /// <param name="transport">The transport.</param>
+    /// <param name="topicName">The topic's name.</param>
+    /// <param name="subscriptionName">The subscription's name.</param>
+    /// <param name="options">The options; <see langword="null"/> for the defaults. Copied and validated here.</param>
+    /// <exception cref="ArgumentNullException"><paramref name="transport"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="topicName"/> or <paramref name="subscriptionName"/> is empty, or an option breaks its rule.</exception>
+    public ServiceBusPumpProcessor(ServiceBusTransport transport, string topicName, string subscriptionName, ServiceBusPumpProcessorOptions? options = null)
+        : this(transport ?? throw new ArgumentNullException(nameof(transport)), ownsTransport: false, ServiceBusEntity.Subscription(topicName, subscriptionName), options)
+    {
+    }
+
+    /// <summary>Creates a processor for a queue or a subscription on a client the caller owns: see <see cref="ServiceBusClientPumpExtensions"/>.</summary>
+    internal ServiceBusPumpProcessor(ServiceBusClient client, ServiceBusEntity entity, ServiceBusPumpProcessorOptions? options)
+        : this(new ServiceBusTransport(client), ownsTransport: true, entity, options)
+    {
+    }
+
+    private ServiceBusPumpProcessor(ServiceBusTransport transport, bool ownsTransport, ServiceBusEntity entity, ServiceBusPumpProcessorOptions? options)
+    {
+        options = (options ?? new ServiceBusPumpProcessorOptions()).Clone();
+        options.Validate();
+        _transport = transport;
+        _ownsTransport = ownsTransport;
+        _entity = entity;
+        _options = options;
+        _logger = options.Logger ?? NullLogger.Instance;
+    }
+
+    /// <summary>
+    /// Handles each message. Required before <see cref="StartProcessingAsync"/>; one handler at most; not changed while processing.
+    /// </summary>
+    /// <exception cref="ArgumentNullException">The handler is null.</exception>
+    /// <exception cref="NotSupportedException">A handler is already set (adding), or the one given is not it (removing).</exception>
+    /// <exception cref="InvalidOperationException">The processor is processing.</exception>
+    [SuppressMessage("Design", "MA0046:Use EventHandler<T> to declare events", Justification = "Shaped like ServiceBusProcessor's event of the same name (Func<args, Task>), so that a processor's handlers move over unchanged.")]
+    [SuppressMessage("Usage", "VSTHRD200:Use \"Async\" suffix for async methods", Justification = "The name of ServiceBusProcessor's event, kept so that a processor's handlers move over unchanged.")]
+    public event Func<ServiceBusPumpMessageEventArgs, Task> ProcessMessageAsync
+    {
+        add => SetHandler(ref _processMessage, value, nameof(ProcessMessageAsync));
+        remove => RemoveHandler(ref _processMessage, value, nameof(ProcessMessageAsync));
+    }
+
+    /// <summary>
+    /// Handles errors: handler failures, lost locks, failed settlements and receives. Required before <see cref="StartProcessingAsync"/>;
+    /// one handler at most; not changed while processing. An exception it throws is logged and goes no further.
+    /// </summary>
+    /// <exception cref="ArgumentNullException">The handler is null.</exception>
+    /// <exception cref="NotSupportedException">A handler is already set (adding), or the one given is not it (removing).</exception>
+    /// <exception cref="InvalidOperationException">The processor is processing.</exception>
+    [SuppressMessage("Design", "MA0046:Use EventHandler<T> to declare events", Justification = "Shaped like ServiceBusProcessor's event of the same name (Func<args, Task>), so that a processor's handlers move over unchanged.")]
+    [SuppressMessage("Usage", "VSTHRD200:Use \"Async\" suffix for async methods", Justification = "The name of ServiceBusProcessor's event, kept so that a processor's handlers move over unchanged.")]
+    public event Func<ProcessErrorEventArgs, Task> ProcessErrorAsync
+    {
+        add => SetHandler(ref _processError, value, nameof(ProcessErrorAsync));
+        remove => RemoveHandler(ref _processError, value, nameof(ProcessErrorAsync));
+    }
+
+    /// <summary>Gets whether the processor is processing: started and not stopped.</summary>
+    public bool IsProcessing => Volatile.Read(ref _run) is not null;
+
+    /// <summary>Gets the path of the queue or subscription: <c>queue</c>, or <c>topic/Subscriptions/subscription</c>.</summary>
+    public string EntityPath => _entity.Path;
+
+    /// <summary>Gets the namespace's host name.</summary>
+    public string FullyQualifiedNamespace => _transport.Client.FullyQualifiedNamespace;
+
+    /// <summary>Gets the processor's identifier (<see cref="ServiceBusPumpProcessorOptions.Identifier"/>).</summary>
+    public string Identifier => _options.Identifier;
+
+    /// <summary>
+    /// Gets the counts of the pump now processing, or of the last run once stopped (received, completed, leases lost ...);
+    /// <see langword="null"/> before the first start.
+    /// </summary>
+    /// <returns>The statistics, or <see langword="null"/>.</returns>
+    public MessagePumpStatistics? GetStatistics() => Volatile.Read(ref _run)?.Pump.GetStatistics() ?? Volatile.Read(ref _lastStatistics);
+
+    /// <inheritdoc />
+    public override string ToString() => $"ServiceBusPumpProcessor '{Identifier}' of the {_entity}";
+
+    private void SetHandler<T>(ref T? field, T value, string name)
+        where T : Delegate
+    {
+        ArgumentNullException.ThrowIfNull(value, name);
+        lock (_handlersGate)
+        {
+            ThrowIfProcessing(name);
+            if (field is not null)
+            {
+                throw new NotSupportedException($"ServiceBusPumpProcessor.{name} already has a handler; remove it first (one handler per event, as ServiceBusProcessor).");
+            }
+
+            field = value;
+        }
+    }
+
+    private void RemoveHandler<T>(ref T? field, T value, string name)
+        where T : Delegate
+    {
+        ArgumentNullException.ThrowIfNull(value, name);
+        lock (_handlersGate)
+        {
+            ThrowIfProcessing(name);
+            if (!Equals(field, value))
+            {
+                throw new NotSupportedException($"The handler given is not the one ServiceBusPumpProcessor.{name} has.");
+            }
+
+            field = null;
+        }
+    }
+
+    private void ThrowIfProcessing(string name)
+    {
+        if (IsProcessing)
+        {
+            throw new InvalidOperationException($"ServiceBusPumpProcessor.{name} cannot change while the processor is processing; stop it first.");
+        }
+    }
+
+    /// <summary>One run, from start to stop: the pump runs once, so a restart makes a new one.</summary>
+    private sealed record ProcessorRun(ServiceBusMessageSource Source, PriorityMessagePump Pump);
+}

@@ -1,0 +1,117 @@
+using System.Diagnostics.CodeAnalysis;
+using Azure.Messaging.ServiceBus;
+using Microsoft.Extensions.Logging;
+
+namespace PriorityAsync.MessagePump.AzureServiceBus;
+
+/// <summary>
+/// The options of a <see cref="ServiceBusPumpProcessor"/>, named like <see cref="ServiceBusProcessorOptions"/>'s so
+/// that a processor's options move over as they are. Checked when the processor is created; a value that breaks its
+/// rule throws naming the option.
+/// </summary>
+public sealed class ServiceBusPumpProcessorOptions
+{
+    /// <summary>The default of <see cref="MaxAutoLockRenewalDuration"/>: 5 minutes, as the SDK's.</summary>
+    public static readonly TimeSpan DefaultMaxAutoLockRenewalDuration = TimeSpan.FromMinutes(5);
+
+    /// <summary>
+    /// Gets or sets how many messages are locked and handled at once: the pump's <see cref="MessagePumpOptions.MaxInFlight"/>.
+    /// The pump receives only when its lanes have spare capacity, so this is a cap, not a target. Default 1 (the SDK's); at least 1.
+    /// </summary>
+    public int MaxConcurrentCalls { get; set; } = 1;
+
+    /// <summary>
+    /// Gets or sets whether a message the handler did not settle is completed when the handler returns. Default
+    /// <see langword="true"/>. With <see langword="false"/>, a message the handler returns without settling is
+    /// abandoned at once (the SDK leaves it locked, unrenewed, until its lock runs out; the pump leaves nothing locked).
+    /// A handler that throws gets its message abandoned either way, unless it settled it first.
+    /// </summary>
+    public bool AutoCompleteMessages { get; set; } = true;
+
+    /// <summary>
+    /// Gets or sets how long one handler call may run before its <see cref="ServiceBusPumpMessageEventArgs.CancellationToken"/>
+    /// is canceled. The SDK stops renewing the lock at that point and lets it run out while the handler still runs; the
+    /// pump instead keeps renewing until the handler returns (a lock is never lost to this limit) and asks the handler
+    /// to stop. Default <see cref="DefaultMaxAutoLockRenewalDuration"/>; positive, or <see cref="Timeout.InfiniteTimeSpan"/>
+    /// for no limit. Zero (the SDK's "do not renew") is refused: renewing in the lease lane is what the pump is for.
+    /// </summary>
+    public TimeSpan MaxAutoLockRenewalDuration { get; set; } = DefaultMaxAutoLockRenewalDuration;
+
+    /// <summary>
+    /// Gets or sets the receiver's prefetch count (<see cref="ServiceBusSourceOptions.PrefetchCount"/>). Default 0, and
+    /// keep it there: a prefetched message's lock runs while it waits in the client's buffer, unrenewed.
+    /// </summary>
+    public int PrefetchCount { get; set; }
+
+    /// <summary>
+    /// Gets or sets the receive mode. Only <see cref="ServiceBusReceiveMode.PeekLock"/> (the default) is accepted: a
+    /// message received and deleted has no lock to renew and cannot be abandoned or dead-lettered.
+    /// </summary>
+    public ServiceBusReceiveMode ReceiveMode { get; set; } = ServiceBusReceiveMode.PeekLock;
+
+    /// <summary>
+    /// Gets or sets the entity's lock duration when it cannot be read from the entity (<see cref="ServiceBusSourceOptions.LockDuration"/>).
+    /// <see langword="null"/> (the default): read it from the entity, or from the first receive.
+    /// </summary>
+    public TimeSpan? LockDuration { get; set; }
+
+    /// <summary>
+    /// Gets or sets how long <see cref="ServiceBusPumpProcessor.StopProcessingAsync"/> lets running handlers finish
+    /// before it cancels their tokens and abandons their messages (<see cref="MessagePumpOptions.ShutdownTimeout"/>).
+    /// Default 30 seconds.
+    /// </summary>
+    public TimeSpan ShutdownTimeout { get; set; } = TimeSpan.FromSeconds(30);
+
+    /// <summary>
+    /// Gets or sets the scheduler whose lanes the processor runs in. <see langword="null"/> (the default): the processor
+    /// creates a <see cref="PriorityTaskScheduler"/> with its default workers and disposes it with itself.
+    /// </summary>
+    public PriorityScheduler? Scheduler { get; set; }
+
+    /// <summary>Gets or sets the processor's identifier: the pump's name (metrics, logs) and <see cref="ProcessErrorEventArgs.Identifier"/>. Default <c>servicebus-processor</c>.</summary>
+    public string Identifier { get; set; } = "servicebus-processor";
+
+    /// <summary>Gets or sets the logger of the pump and of error handlers that throw; <see langword="null"/> (the default) for none.</summary>
+    public ILogger? Logger { get; set; }
+
+    /// <summary>Copies the options.</summary>
+    /// <returns>The copy.</returns>
+    public ServiceBusPumpProcessorOptions Clone() => (ServiceBusPumpProcessorOptions)MemberwiseClone();
+
+    /// <summary>Throws when an option breaks its rule.</summary>
+    /// <exception cref="ArgumentOutOfRangeException">An option is out of range; the exception names it.</exception>
+    /// <exception cref="ArgumentException"><see cref="Identifier"/> is empty.</exception>
+    [SuppressMessage("Usage", "MA0015:Specify the parameter name in ArgumentException", Justification = "Validate checks the options object as a whole; ParamName names the offending option property, as documented (as MessagePumpOptions.Validate does).")]
+    [SuppressMessage("Usage", "CA2208:Instantiate argument exceptions correctly", Justification = "Validate checks the options object as a whole; ParamName names the offending option property, as documented (as MessagePumpOptions.Validate does).")]
+    public void Validate()
+    {
+        if (MaxConcurrentCalls < 1)
+        {
+            throw new ArgumentOutOfRangeException(nameof(MaxConcurrentCalls), MaxConcurrentCalls, "ServiceBusPumpProcessorOptions.MaxConcurrentCalls must be at least 1.");
+        }
+
+        if (MaxAutoLockRenewalDuration <= TimeSpan.Zero && MaxAutoLockRenewalDuration != Timeout.InfiniteTimeSpan)
+        {
+            throw new ArgumentOutOfRangeException(nameof(MaxAutoLockRenewalDuration), MaxAutoLockRenewalDuration, "ServiceBusPumpProcessorOptions.MaxAutoLockRenewalDuration must be positive, or Timeout.InfiniteTimeSpan for no limit: the pump always renews locks while a handler runs, so zero (the SDK's 'do not renew') has no meaning here.");
+        }
+
+        if (ReceiveMode != ServiceBusReceiveMode.PeekLock)
+        {
+            throw new ArgumentOutOfRangeException(nameof(ReceiveMode), ReceiveMode, "ServiceBusPumpProcessorOptions.ReceiveMode must be PeekLock: a message received in ReceiveAndDelete mode has no lock to renew, abandon or dead-letter.");
+        }
+
+        ArgumentException.ThrowIfNullOrWhiteSpace(Identifier, nameof(Identifier));
+        if (ShutdownTimeout < TimeSpan.Zero && ShutdownTimeout != Timeout.InfiniteTimeSpan)
+        {
+            throw new ArgumentOutOfRangeException(nameof(ShutdownTimeout), ShutdownTimeout, "ServiceBusPumpProcessorOptions.ShutdownTimeout must be zero or positive, or Timeout.InfiniteTimeSpan.");
+        }
+
+        SourceOptions().Validate();
+    }
+
+    /// <summary>The source's options these options imply.</summary>
+    internal ServiceBusSourceOptions SourceOptions() => new() { PrefetchCount = PrefetchCount, LockDuration = LockDuration };
+
+    /// <summary>The pump's options these options imply.</summary>
+    internal MessagePumpOptions PumpOptions() => new() { Name = Identifier, MaxInFlight = MaxConcurrentCalls, ShutdownTimeout = ShutdownTimeout };
+}

@@ -1,0 +1,159 @@
+using System.Diagnostics;
+using System.Diagnostics.Metrics;
+using Microsoft.Extensions.Logging;
+
+namespace PriorityAsync.MessagePump;
+
+/// <summary>
+/// The one place a pump reports what happens to it: each method is one event and feeds every sink it concerns — the
+/// statistics counters (<see cref="MessagePumpStatistics"/>), the metrics and spans (<see cref="PumpTelemetry"/>) and the
+/// log (<see cref="MessagePumpLog"/>, whose event ids are stable). The pump makes one call per event, so no sink can be
+/// forgotten at a call site.
+/// </summary>
+internal sealed class PumpEvents
+{
+    private readonly string _pump;
+    private readonly ILogger _logger;
+    private readonly PumpTelemetry _telemetry;
+    private long _received;
+    private long _completed;
+    private long _abandoned;
+    private long _abandonedAtStop;
+    private long _unsettledAtStop;
+    private long _deadLettered;
+    private long _leasesLost;
+    private long _settleFailures;
+    private long _handlerFailures;
+    private long _renewals;
+    private long _transientRetries;
+
+    public PumpEvents(string pump, IMessageSource source, IMeterFactory? meterFactory, ILogger logger)
+    {
+        _pump = pump;
+        _logger = logger;
+        _telemetry = new PumpTelemetry(pump, source, PumpInstruments.For(meterFactory));
+    }
+
+    public void Started(string scheduler, int maxInFlight) => MessagePumpLog.Started(_logger, _pump, scheduler, maxInFlight);
+
+    public void Stopping(int inFlight, TimeSpan timeout) => MessagePumpLog.Stopping(_logger, _pump, inFlight, timeout);
+
+    public void Stopped() => MessagePumpLog.Stopped(
+        _logger, _pump, Interlocked.Read(ref _received), Interlocked.Read(ref _completed), Interlocked.Read(ref _abandoned), Interlocked.Read(ref _deadLettered), Interlocked.Read(ref _leasesLost));
+
+    /// <summary>A receive call is about to be sent: the start of its span, when a listener may want one.</summary>
+    public static DateTimeOffset? ReceiveSending() => PumpTelemetry.ReceiveSent();
+
+    /// <summary>A receive call answered (the receive span; the messages are reported one by one by <see cref="Received"/>).</summary>
+    public void ReceiveAnswered(DateTimeOffset? sent, IReadOnlyList<ILeasedMessage> messages) => _telemetry.Received(sent, messages);
+
+    public void ReceiveFailed(Exception exception, TimeSpan retryDelay) => MessagePumpLog.ReceiveFailed(_logger, exception, _pump, retryDelay);
+
+    public void TransportContractBroken(Exception exception) => MessagePumpLog.TransportContractBroken(_logger, exception, _pump);
+
+    public void BatchRenewalBroken(Exception exception) => MessagePumpLog.BatchRenewalBroken(_logger, exception, _pump);
+
+    public void Received(ILeasedMessage message)
+    {
+        Interlocked.Increment(ref _received);
+        _telemetry.Received();
+        MessagePumpLog.Received(_logger, _pump, message.MessageId, message.DeliveryCount, message.LockedUntil);
+    }
+
+    /// <summary>The handler is about to run: starts its span, current for the caller (see <see cref="PumpTelemetry.StartProcess"/>).</summary>
+    public Activity? Processing(ILeasedMessage message) => _telemetry.StartProcess(message);
+
+    /// <summary>The handler returned or threw: its duration and the end of its span.</summary>
+    public void Processed(Activity? span, TimeSpan duration, Exception? failure)
+    {
+        _telemetry.Processed(duration, failure);
+        PumpTelemetry.StopProcess(span, failure);
+    }
+
+    public void HandlerFailed(ILeasedMessage message, Exception failure)
+    {
+        Interlocked.Increment(ref _handlerFailures);
+        MessagePumpLog.HandlerFailed(_logger, failure, _pump, message.MessageId, message.DeliveryCount);
+    }
+
+    public void Settled(ILeasedMessage message, Settlement settlement, string? reason)
+    {
+        _telemetry.Settled(settlement);
+        switch (settlement)
+        {
+            case Settlement.Complete:
+                Interlocked.Increment(ref _completed);
+                MessagePumpLog.Completed(_logger, _pump, message.MessageId);
+                break;
+            case Settlement.Abandon:
+                Interlocked.Increment(ref _abandoned);
+                MessagePumpLog.Abandoned(_logger, _pump, message.MessageId);
+                break;
+            default:
+                Interlocked.Increment(ref _deadLettered);
+                MessagePumpLog.DeadLettered(_logger, _pump, message.MessageId, reason!);
+                break;
+        }
+    }
+
+    public void SettleFailed(Exception exception, string operation, string messageId)
+    {
+        Interlocked.Increment(ref _settleFailures);
+        MessagePumpLog.SettleFailed(_logger, exception, _pump, operation, messageId);
+    }
+
+    /// <summary>A message left the pump's books (it no longer counts as in flight).</summary>
+    public void Finished() => _telemetry.Finished();
+
+    /// <summary>A lease was renewed; <paramref name="slack"/> is the lock time it had left when the call was sent.</summary>
+    public void Renewed(MessageContext context, TimeSpan slack, TimeSpan roundTrip)
+    {
+        Interlocked.Increment(ref _renewals);
+        context.CountRenewal();
+        _telemetry.Renewed(slack, roundTrip);
+        MessagePumpLog.Renewed(_logger, _pump, context.Message.MessageId, slack);
+    }
+
+    /// <summary>A renew or settle call failed transiently and is retried after <paramref name="delay"/>.</summary>
+    public void TransientFailure(Exception failure, string operation, string messageIds, TimeSpan delay)
+    {
+        Interlocked.Increment(ref _transientRetries);
+        MessagePumpLog.TransientFailure(_logger, failure, _pump, operation, messageIds, delay);
+    }
+
+    public void LeaseLost(Exception? exception, string messageId, string operation)
+    {
+        Interlocked.Increment(ref _leasesLost);
+        _telemetry.LeaseLost();
+        MessagePumpLog.LeaseLost(_logger, exception, _pump, messageId, operation);
+    }
+
+    public void AbandoningAtStop(string messageId) => MessagePumpLog.AbandoningAtStop(_logger, _pump, messageId);
+
+    /// <summary>The stop path's abandon of a message succeeded (its <see cref="Settled"/> was reported already).</summary>
+    public void AbandonedAtStop() => Interlocked.Increment(ref _abandonedAtStop);
+
+    public void UnsettledAtStop(string messageId, DateTimeOffset lockedUntil)
+    {
+        Interlocked.Increment(ref _unsettledAtStop);
+        MessagePumpLog.UnsettledAtStop(_logger, _pump, messageId, lockedUntil);
+    }
+
+    /// <summary>The counters, with the in-flight figures the pump keeps under its own lock.</summary>
+    public MessagePumpStatistics Statistics(int inFlight, int peakInFlight) => new()
+    {
+        Received = Interlocked.Read(ref _received),
+        Completed = Interlocked.Read(ref _completed),
+        Abandoned = Interlocked.Read(ref _abandoned),
+        AbandonedAtStop = Interlocked.Read(ref _abandonedAtStop),
+        UnsettledAtStop = Interlocked.Read(ref _unsettledAtStop),
+        DeadLettered = Interlocked.Read(ref _deadLettered),
+        LeasesLost = Interlocked.Read(ref _leasesLost),
+        SettleFailures = Interlocked.Read(ref _settleFailures),
+        HandlerFailures = Interlocked.Read(ref _handlerFailures),
+        Renewals = Interlocked.Read(ref _renewals),
+        TransientRetries = Interlocked.Read(ref _transientRetries),
+        InFlight = inFlight,
+        PeakInFlight = peakInFlight,
+    };
+}

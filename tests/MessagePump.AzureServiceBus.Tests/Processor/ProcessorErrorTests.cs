@@ -1,0 +1,118 @@
+using System.Collections.Concurrent;
+using Azure.Messaging.ServiceBus;
+using PriorityAsync.MessagePump.AzureServiceBus.Testing;
+using PriorityAsync.MessagePump.AzureServiceBus.Tests.Support;
+using Xunit.Abstractions;
+
+namespace PriorityAsync.MessagePump.AzureServiceBus.Tests.Processor;
+
+/// <summary>
+/// What <see cref="ServiceBusPumpProcessor"/> tells its error handler, with the real SDK client against the test broker:
+/// handler failures, a lost lock, failed receives, and an error handler that throws. Outcomes only, never durations.
+/// </summary>
+[Collection(RealTimeCollection.Name)]
+public sealed class ProcessorErrorTests(ITestOutputHelper output)
+{
+    [Fact]
+    public async Task A_handler_that_throws_is_reported_and_its_message_abandoned_and_an_error_handler_that_throws_stops_nothing()
+    {
+        await using var h = await ProcessorHarness.StartAsync(messages: 2, TimeSpan.FromSeconds(5));
+        var reported = new ConcurrentQueue<ProcessErrorEventArgs>();
+        await using var processor = new ServiceBusPumpProcessor(h.Sb.Transport, "orders", new ServiceBusPumpProcessorOptions { MaxConcurrentCalls = 2 });
+        processor.ProcessMessageAsync += args => args.Message.DeliveryCount == 1
+            ? throw new InvalidOperationException($"first delivery of {args.Message.MessageId} fails")
+            : Task.CompletedTask;
+        processor.ProcessErrorAsync += args =>
+        {
+            reported.Enqueue(args);
+            throw new InvalidOperationException("the error handler fails too"); // logged, goes no further
+        };
+
+        await processor.StartProcessingAsync();
+        await ProcessorHarness.UntilAsync(() => h.Queue.CompletedCount == 2, "both redeliveries completed");
+        await processor.StopProcessingAsync();
+
+        reported.Should().HaveCount(2).And.OnlyContain(e => e.ErrorSource == ServiceBusErrorSource.ProcessMessageCallback
+            && e.Exception is InvalidOperationException
+            && e.EntityPath == "orders"
+            && e.FullyQualifiedNamespace == processor.FullyQualifiedNamespace
+            && e.Identifier == processor.Identifier);
+        h.Queue.CompletionsOf("m0").Should().Be(1);
+        h.Queue.CompletionsOf("m1").Should().Be(1);
+        h.Queue.LockedCount.Should().Be(0);
+        processor.GetStatistics()!.Abandoned.Should().Be(2);
+    }
+
+    [Fact]
+    public async Task A_lock_lost_while_the_handler_runs_cancels_its_token_is_reported_as_MessageLockLost_and_the_redelivery_completes_once()
+    {
+        // 2 s locks: the pump renews once 1 s remains; the broker answers that renewal 410.
+        await using var h = await ProcessorHarness.StartAsync(messages: 1, TimeSpan.FromSeconds(2));
+        h.Sb.Broker.Faults.FailNextRenewals(1, ServiceBusTestFault.LockLost);
+        var deliveries = new ConcurrentQueue<int>();
+        await using var processor = h.Create(async args =>
+        {
+            deliveries.Enqueue(args.Message.DeliveryCount);
+            if (args.Message.DeliveryCount == 1)
+            {
+                await Task.Delay(Timeout.InfiniteTimeSpan, args.CancellationToken); // until the lock is lost
+            }
+        });
+
+        await processor.StartProcessingAsync();
+        await ProcessorHarness.UntilAsync(() => h.Queue.CompletedCount == 1, "the redelivery's completion");
+        await processor.StopProcessingAsync();
+
+        output.WriteLine(string.Join("; ", h.Errors.Select(e => $"{e.ErrorSource}: {e.Exception.Message}")));
+        var lost = h.Errors.Should().ContainSingle().Subject;
+        lost.ErrorSource.Should().Be(ServiceBusErrorSource.RenewLock);
+        lost.Exception.Should().BeOfType<ServiceBusException>().Which.Reason.Should().Be(ServiceBusFailureReason.MessageLockLost);
+        deliveries.Should().Equal(1, 2);
+        processor.GetStatistics()!.LeasesLost.Should().Be(1);
+        h.Queue.CompletionsOf("m0").Should().Be(1);
+        h.Queue.LockedCount.Should().Be(0);
+    }
+
+    [Fact]
+    public async Task A_failed_receive_is_reported_with_the_Receive_source_and_processing_goes_on()
+    {
+        await using var h = await ProcessorHarness.StartAsync(messages: 1, TimeSpan.FromSeconds(5));
+        h.Sb.Broker.Faults.FailNextReceives(3, ServiceBusTestFault.ServerBusy); // the link's attach refused 3 times: the client's 2 retries run out
+        await using var processor = h.Create(_ => Task.CompletedTask);
+
+        await processor.StartProcessingAsync();
+        await ProcessorHarness.UntilAsync(() => h.Queue.CompletedCount == 1, "the completion after the failed receive");
+        await processor.StopProcessingAsync();
+
+        output.WriteLine(string.Join("; ", h.Errors.Select(e => $"{e.ErrorSource}: {e.Exception.Message}")));
+        h.Errors.Should().NotBeEmpty().And.OnlyContain(e => e.ErrorSource == ServiceBusErrorSource.Receive);
+        h.Queue.CompletionsOf("m0").Should().Be(1);
+    }
+
+    [Fact]
+    public async Task The_handler_time_limit_cancels_the_token_while_the_lock_is_kept_and_the_message_is_abandoned_not_lost()
+    {
+        await using var h = await ProcessorHarness.StartAsync(messages: 1, TimeSpan.FromSeconds(5));
+        var deliveries = new ConcurrentQueue<int>();
+        await using var processor = h.Create(
+            async args =>
+            {
+                deliveries.Enqueue(args.Message.DeliveryCount);
+                if (args.Message.DeliveryCount == 1)
+                {
+                    await Task.Delay(Timeout.InfiniteTimeSpan, args.CancellationToken); // until the limit
+                }
+            },
+            new ServiceBusPumpProcessorOptions { MaxAutoLockRenewalDuration = TimeSpan.FromMilliseconds(300) });
+
+        await processor.StartProcessingAsync();
+        await ProcessorHarness.UntilAsync(() => h.Queue.CompletedCount == 1, "the redelivery's completion");
+        await processor.StopProcessingAsync();
+
+        h.Errors.Should().ContainSingle().Which.ErrorSource.Should().Be(ServiceBusErrorSource.ProcessMessageCallback);
+        h.Errors.Single().Exception.Should().BeAssignableTo<OperationCanceledException>();
+        deliveries.Should().Equal(1, 2);
+        processor.GetStatistics()!.LeasesLost.Should().Be(0);
+        processor.GetStatistics()!.Abandoned.Should().Be(1);
+    }
+}

@@ -1,0 +1,116 @@
+using Azure.Messaging.ServiceBus;
+using PriorityAsync.MessagePump.AzureServiceBus.Tests.Support;
+
+namespace PriorityAsync.MessagePump.AzureServiceBus.Tests.Processor;
+
+/// <summary><see cref="ServiceBusPumpProcessor"/>'s start, stop and bad input, with the real SDK client against the test broker.</summary>
+[Collection(RealTimeCollection.Name)]
+public sealed class ProcessorLifecycleTests
+{
+    [Fact]
+    public async Task Start_requires_both_handlers_naming_the_missing_one()
+    {
+        await using var h = await ProcessorHarness.StartAsync(messages: 0, TimeSpan.FromSeconds(5));
+        await using var processor = new ServiceBusPumpProcessor(h.Sb.Transport, "orders");
+
+        (await processor.Invoking(p => p.StartProcessingAsync()).Should().ThrowAsync<InvalidOperationException>())
+            .Which.Message.Should().Contain("ProcessMessageAsync");
+        processor.ProcessMessageAsync += _ => Task.CompletedTask;
+        (await processor.Invoking(p => p.StartProcessingAsync()).Should().ThrowAsync<InvalidOperationException>())
+            .Which.Message.Should().Contain("ProcessErrorAsync");
+        processor.IsProcessing.Should().BeFalse();
+    }
+
+    [Fact]
+    public async Task One_handler_per_event_and_none_changed_while_processing()
+    {
+        await using var h = await ProcessorHarness.StartAsync(messages: 0, TimeSpan.FromSeconds(5));
+        Func<ServiceBusPumpMessageEventArgs, Task> handler = _ => Task.CompletedTask;
+        await using var processor = h.Create(handler);
+
+        processor.Invoking(p => p.ProcessMessageAsync += _ => Task.CompletedTask).Should().Throw<NotSupportedException>();
+        processor.Invoking(p => p.ProcessMessageAsync += null!).Should().Throw<ArgumentNullException>();
+        await processor.StartProcessingAsync();
+        processor.Invoking(p => p.ProcessMessageAsync -= handler).Should().Throw<InvalidOperationException>().Which.Message.Should().Contain("processing");
+        (await processor.Invoking(p => p.StartProcessingAsync()).Should().ThrowAsync<InvalidOperationException>()).Which.Message.Should().Contain("already processing");
+        await processor.StopProcessingAsync();
+        processor.ProcessMessageAsync -= handler; // allowed once stopped
+    }
+
+    [Fact]
+    public async Task Stop_cancels_handlers_past_the_shutdown_timeout_abandons_their_messages_leaves_nothing_locked_and_a_restart_completes_them()
+    {
+        await using var h = await ProcessorHarness.StartAsync(messages: 3, TimeSpan.FromSeconds(30));
+        var stopping = true;
+        await using var processor = h.Create(
+            async args =>
+            {
+                if (Volatile.Read(ref stopping))
+                {
+                    await Task.Delay(Timeout.InfiniteTimeSpan, args.CancellationToken); // held until the stop cancels it
+                }
+            },
+            new ServiceBusPumpProcessorOptions { MaxConcurrentCalls = 3, ShutdownTimeout = TimeSpan.FromMilliseconds(200) });
+
+        await processor.StartProcessingAsync();
+        await ProcessorHarness.UntilAsync(() => h.Queue.LockedCount == 3, "three messages in the handlers");
+        await processor.StopProcessingAsync();
+
+        processor.IsProcessing.Should().BeFalse();
+        h.Queue.LockedCount.Should().Be(0, "a stopped processor leaves nothing locked");
+        h.Queue.ActiveCount.Should().Be(3);
+        processor.GetStatistics()!.AbandonedAtStop.Should().Be(3);
+        h.Errors.Should().BeEmpty("a handler canceled by the stop is not an error");
+
+        Volatile.Write(ref stopping, false);
+        await processor.StartProcessingAsync();
+        await ProcessorHarness.UntilAsync(() => h.Queue.CompletedCount == 3, "three completions after the restart");
+        await processor.StopProcessingAsync();
+        h.Queue.LockedCount.Should().Be(0);
+    }
+
+    [Fact]
+    public async Task A_disposed_processor_refuses_to_start_and_disposing_twice_is_harmless()
+    {
+        await using var h = await ProcessorHarness.StartAsync(messages: 0, TimeSpan.FromSeconds(5));
+        var processor = new ServiceBusPumpProcessor(h.Sb.Transport, "nowhere");
+        processor.ProcessMessageAsync += _ => Task.CompletedTask;
+        processor.ProcessErrorAsync += _ => Task.CompletedTask;
+
+        await processor.DisposeAsync();
+        await processor.DisposeAsync(); // twice is fine
+        await processor.Invoking(p => p.StartProcessingAsync()).Should().ThrowAsync<ObjectDisposedException>();
+    }
+
+    [Fact]
+    public void Bad_options_and_arguments_throw_naming_them()
+    {
+        var transport = new ServiceBusTransport("Endpoint=sb://127.0.0.1:1;SharedAccessKeyName=k;SharedAccessKey=v;UseDevelopmentEmulator=true");
+        ParamOf(() => new ServiceBusPumpProcessor(transport, "q", new ServiceBusPumpProcessorOptions { MaxConcurrentCalls = 0 })).Should().Be("MaxConcurrentCalls");
+        ParamOf(() => new ServiceBusPumpProcessor(transport, "q", new ServiceBusPumpProcessorOptions { ReceiveMode = ServiceBusReceiveMode.ReceiveAndDelete })).Should().Be("ReceiveMode");
+        ParamOf(() => new ServiceBusPumpProcessor(transport, "q", new ServiceBusPumpProcessorOptions { MaxAutoLockRenewalDuration = TimeSpan.Zero })).Should().Be("MaxAutoLockRenewalDuration");
+        ParamOf(() => new ServiceBusPumpProcessor(transport, "q", new ServiceBusPumpProcessorOptions { PrefetchCount = -1 })).Should().Be("PrefetchCount");
+        ParamOf(() => new ServiceBusPumpProcessor(transport, "q", new ServiceBusPumpProcessorOptions { LockDuration = TimeSpan.Zero })).Should().Be("LockDuration");
+        ParamOf(() => new ServiceBusPumpProcessor(transport, "q", new ServiceBusPumpProcessorOptions { ShutdownTimeout = TimeSpan.FromSeconds(-2) })).Should().Be("ShutdownTimeout");
+        ParamOf(() => new ServiceBusPumpProcessor(transport, "q", new ServiceBusPumpProcessorOptions { Identifier = " " })).Should().Be("Identifier");
+        ParamOf(() => new ServiceBusPumpProcessor(transport, " ")).Should().Be("queueName");
+        ParamOf(() => new ServiceBusPumpProcessor(transport, "t", "")).Should().Be("subscriptionName");
+        ParamOf(() => new ServiceBusPumpProcessor(null!, "q")).Should().Be("transport");
+        ParamOf(() => ServiceBusClientPumpExtensions.CreatePumpProcessor(null!, "q")).Should().Be("client");
+        ParamOf(() => transport.Client.CreatePumpProcessor("t", " ")).Should().Be("subscriptionName");
+    }
+
+    private static string? ParamOf(Func<object> create)
+    {
+        try
+        {
+            create();
+        }
+        catch (ArgumentException ex)
+        {
+            return ex.ParamName;
+        }
+
+        return "(no exception)";
+    }
+}
