@@ -42,6 +42,11 @@ if (args.Length > 0 && args[0] == "servicebus-throughput")
     return PriorityAsync.Benchmarks.ServiceBus.ServiceBusThroughputHarness.Run(args[1..]);
 }
 
+if (args.Length > 0 && args[0] == "keeper-lateness")
+{
+    return PriorityAsync.Benchmarks.KeeperLateness.KeeperLatenessHarness.Run(args[1..]);
+}
+
 if (args.Length > 0 && args[0] == "dispatch-cpu-time")
 {
     return DispatchCpuTimeProbe.Run(args[1..]);
