@@ -15,7 +15,7 @@ namespace PriorityAsync.Benchmarks.KeeperLateness;
 /// public API that commit <c>3a8b389</c> (a keeper per message) has too, so the same files measure both trees (built
 /// there with <c>BEFORE_ISSUE_23</c> defined: the in-memory broker's old name and no batch renewal).
 /// </summary>
-/// <remarks>Usage: <c>keeper-lateness [--smoke] [--messages N] [--seed N]</c>; <c>--smoke</c> runs 40 messages on one thread only. It
+/// <remarks>Usage: <c>keeper-lateness [--smoke] [--messages N] [--seed N] [--workers 1|2] [--latency 1|20]</c> (the last two pick cells); <c>--smoke</c> runs 40 messages on one thread only. It
 /// fails when a message is not received and completed exactly once, or a lease is lost on virtual time.</remarks>
 internal static class KeeperLatenessHarness
 {
@@ -33,15 +33,22 @@ internal static class KeeperLatenessHarness
             throw new ArgumentOutOfRangeException(nameof(args), messages, "--messages must be at least 1.");
         }
 
-        Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"Keeper lateness: {messages} messages, {LockDuration.TotalSeconds:0} s locks, handlers of 6-12 × ({Slice.TotalMilliseconds:0} ms CPU + {Io.TotalSeconds:0} s awaited), default options; seed {seed} (replay with --seed {seed}); load average {LoadAverage()}."));
+        Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"Keeper lateness: {messages} messages, {LockDuration.TotalSeconds:0} s locks, handlers of 6-12 × ({Slice.TotalMilliseconds:0} ms CPU + {Io.TotalSeconds:0} s awaited), default options; seed {seed} (replay with --seed {seed})."));
         Console.WriteLine();
         Console.WriteLine("| scheduler | broker latency | messages | answer → first renewal (ms) min / median / p99 / max | slack at renewal (ms) min / median / p99 / max | renewals | renew calls | leases lost |");
         Console.WriteLine("|---|---:|---:|---|---|---:|---:|---:|");
         var failed = false;
+        var onlyWorkers = HarnessOptions.Read(args, "--workers");
+        var onlyLatency = HarnessOptions.Read(args, "--latency");
         foreach (var workers in smoke ? [1] : new[] { 1, 2 })
         {
             foreach (var latencyMs in new[] { 1, 20 })
             {
+                if ((onlyWorkers is { } w && w != workers) || (onlyLatency is { } l && l != latencyMs))
+                {
+                    continue;
+                }
+
                 failed |= !Measure(workers, latencyMs, messages, seed);
             }
         }
@@ -148,22 +155,6 @@ internal static class KeeperLatenessHarness
         while (Stopwatch.GetElapsedTime(started) < Slice)
         {
             Thread.SpinWait(20);
-        }
-    }
-
-    private static string LoadAverage()
-    {
-        try
-        {
-            return File.ReadAllText("/proc/loadavg").Split(' ')[0];
-        }
-        catch (IOException)
-        {
-            return "unknown";
-        }
-        catch (UnauthorizedAccessException)
-        {
-            return "unknown";
         }
     }
 }
