@@ -11,6 +11,9 @@ namespace PriorityAsync.Benchmarks.KeeperLateness;
 /// <remarks>
 /// The same file builds against commit <c>3a8b389</c> (a keeper per message), whose <see cref="IMessageSource"/> has no
 /// batch renewal: there the project defines <c>BEFORE_ISSUE_23</c> and the batch renewal members are left out.
+/// Its awaits resume on the pump's context (no <c>ConfigureAwait(false)</c>): on virtual time the handlers' CPU slices
+/// advance the clock, and an answer completed inline inside such an advance would run the pump's lease code in the
+/// middle of a handler, in both trees.
 /// </remarks>
 internal sealed class TimedSource(IMessageSource inner, LatenessLog log) : IMessageSource
 {
