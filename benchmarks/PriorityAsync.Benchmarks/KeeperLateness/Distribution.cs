@@ -21,6 +21,11 @@ internal sealed class Distribution
         ? "none"
         : string.Create(CultureInfo.InvariantCulture, $"{_sorted[0]:0.0} / {Rank(0.5):0.0} / {Rank(0.99):0.0} / {_sorted[^1]:0.0}");
 
+    /// <summary>Formats the sample as "min / median" in milliseconds, or "none".</summary>
+    public string ToShortString() => _sorted.Length == 0
+        ? "none"
+        : string.Create(CultureInfo.InvariantCulture, $"{_sorted[0]:0.0} / {Rank(0.5):0.0}");
+
     private double Rank(double fraction) =>
         _sorted[Math.Clamp((int)Math.Ceiling(fraction * _sorted.Length) - 1, 0, _sorted.Length - 1)];
 }

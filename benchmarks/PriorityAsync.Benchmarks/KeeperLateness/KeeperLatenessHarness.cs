@@ -11,7 +11,8 @@ namespace PriorityAsync.Benchmarks.KeeperLateness;
 /// seeded), default pump options, on one thread on virtual time (exact, load-independent) and on two workers on the
 /// real clock. Per cell it prints, as min / median / p99 / max in milliseconds: the time from a message's answer (its
 /// receive returned) to its first renewal answered, and the slack of every renewal (the lease's expiry before it minus
-/// the time it was answered; negative is a lease renewed after it expired); then leases lost and renew calls. Uses only
+/// the time it was answered; negative is a lease renewed after it expired), with its slack when sent (the keeper's own
+/// part, before the call's latency and the scheduling of its answer); then leases lost and renew calls. Uses only
 /// public API that commit <c>3a8b389</c> (a keeper per message) has too, so the same files measure both trees (built
 /// there with <c>BEFORE_ISSUE_23</c> defined: the in-memory broker's old name and no batch renewal).
 /// </summary>
@@ -35,8 +36,8 @@ internal static class KeeperLatenessHarness
 
         Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"Keeper lateness: {messages} messages, {LockDuration.TotalSeconds:0} s locks, handlers of 6-12 × ({Slice.TotalMilliseconds:0} ms CPU + {Io.TotalSeconds:0} s awaited), default options; seed {seed} (replay with --seed {seed})."));
         Console.WriteLine();
-        Console.WriteLine("| scheduler | broker latency | messages | answer → first renewal (ms) min / median / p99 / max | slack at renewal (ms) min / median / p99 / max | renewals | renew calls | leases lost |");
-        Console.WriteLine("|---|---:|---:|---|---|---:|---:|---:|");
+        Console.WriteLine("| scheduler | broker latency | messages | answer → first renewal (ms) min / median / p99 / max | slack at renewal (ms) min / median / p99 / max | slack when sent (ms) min / median | renewals | renew calls | leases lost |");
+        Console.WriteLine("|---|---:|---:|---|---|---|---:|---:|---:|");
         var failed = false;
         var onlyWorkers = HarnessOptions.Read(args, "--workers");
         var onlyLatency = HarnessOptions.Read(args, "--latency");
@@ -91,7 +92,7 @@ internal static class KeeperLatenessHarness
 
         var first = log.FirstRenewal();
         var counts = queue.GetStatistics();
-        Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"| {(workers == 1 ? "one thread, virtual time" : "PriorityTaskScheduler, 2 workers, real clock")} | {latencyMs} ms | {messages} | {first} | {log.Slack()} | {stats.Renewals} | {log.Calls} | {stats.LeasesLost} |"));
+        Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"| {(workers == 1 ? "one thread, virtual time" : "PriorityTaskScheduler, 2 workers, real clock")} | {latencyMs} ms | {messages} | {first} | {log.Slack()} | {log.SentSlack().ToShortString()} | {stats.Renewals} | {log.Calls} | {stats.LeasesLost} |"));
         if (counts.Completed != messages || counts.Received != messages)
         {
             Console.Error.WriteLine($"Expected {messages} messages received and completed once each, the broker counts {counts.Received} received and {counts.Completed} completed.");

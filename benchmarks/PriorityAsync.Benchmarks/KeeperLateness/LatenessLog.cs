@@ -13,6 +13,7 @@ internal sealed class LatenessLog(TimeProvider clock)
     private readonly Dictionary<ILeasedMessage, DateTimeOffset> _received = new(ReferenceEqualityComparer.Instance);
     private readonly List<double> _firstRenewalMs = [];
     private readonly List<double> _slackMs = [];
+    private readonly List<double> _sentSlackMs = [];
     private long _calls;
 
     /// <summary>Gets the renew calls sent (a single renewal and a batch renewal are one call each).</summary>
@@ -31,13 +32,20 @@ internal sealed class LatenessLog(TimeProvider clock)
     /// <summary>Counts one renew call.</summary>
     public void CallSent() => Interlocked.Increment(ref _calls);
 
-    /// <summary>Records a renewal of <paramref name="message"/> answered now, whose lease expired at <paramref name="expiry"/> before it.</summary>
-    public void Renewed(ILeasedMessage message, DateTimeOffset expiry)
+    /// <summary>Gets the time now, to pass as a renewal's send time to <see cref="Renewed"/>.</summary>
+    public DateTimeOffset Now => clock.GetUtcNow();
+
+    /// <summary>
+    /// Records a renewal of <paramref name="message"/> sent at <paramref name="sent"/> and answered now, whose lease
+    /// expired at <paramref name="expiry"/> before it.
+    /// </summary>
+    public void Renewed(ILeasedMessage message, DateTimeOffset expiry, DateTimeOffset sent)
     {
         var now = clock.GetUtcNow();
         lock (_gate)
         {
             _slackMs.Add((expiry - now).TotalMilliseconds);
+            _sentSlackMs.Add((expiry - sent).TotalMilliseconds);
             if (_received.Remove(message, out var received))
             {
                 _firstRenewalMs.Add((now - received).TotalMilliseconds);
@@ -54,12 +62,21 @@ internal sealed class LatenessLog(TimeProvider clock)
         }
     }
 
-    /// <summary>Gets the slack of every renewal, in milliseconds.</summary>
+    /// <summary>Gets the slack of every renewal when it was answered, in milliseconds.</summary>
     public Distribution Slack()
     {
         lock (_gate)
         {
             return new Distribution([.. _slackMs]);
+        }
+    }
+
+    /// <summary>Gets the slack of every renewal when it was sent (the keeper's own part), in milliseconds.</summary>
+    public Distribution SentSlack()
+    {
+        lock (_gate)
+        {
+            return new Distribution([.. _sentSlackMs]);
         }
     }
 }

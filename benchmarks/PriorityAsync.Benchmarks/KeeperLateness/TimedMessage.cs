@@ -9,9 +9,10 @@ internal sealed class TimedMessage(ILeasedMessage inner, LatenessLog log) : Forw
     public override async Task<DateTimeOffset> RenewLockAsync(CancellationToken cancellationToken = default)
     {
         var expiry = Inner.LockedUntil;
+        var sent = log.Now;
         log.CallSent();
         var lockedUntil = await Inner.RenewLockAsync(cancellationToken);
-        log.Renewed(this, expiry);
+        log.Renewed(this, expiry, sent);
         return lockedUntil;
     }
 }

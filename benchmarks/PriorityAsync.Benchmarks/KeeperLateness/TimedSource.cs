@@ -59,13 +59,14 @@ internal sealed class TimedSource(IMessageSource inner, LatenessLog log) : IMess
             expiries[i] = messages[i].LockedUntil;
         }
 
+        var sent = log.Now;
         log.CallSent();
         var outcomes = await inner.RenewBatchAsync(Unwrap(messages), cancellationToken);
         for (var i = 0; i < outcomes.Count && i < messages.Count; i++)
         {
             if (outcomes[i].IsRenewed)
             {
-                log.Renewed(messages[i], expiries[i]);
+                log.Renewed(messages[i], expiries[i], sent);
             }
         }
 
