@@ -72,10 +72,10 @@ echo "::: the consumer app carries the quick starts as the docs show them"
 # First C# block of a page, and the app's code, compared without indentation, blank lines and using directives.
 normalize() { sed -E 's/^[[:space:]]+//; s/[[:space:]]+$//; /^using /d; /^$/d'; }
 first_csharp_block() { awk '/^```csharp/ { inside = 1; next } /^```/ { if (inside) exit } inside' "$1" | normalize; }
-app_code="$(normalize < tests/PackageConsumer/QuickStarts.cs)"
+app_code="$(normalize < tests/QuickStart/QuickStartSample.cs)"
 for page in docs/message-pump.md; do
     [[ "$app_code" == *"$(first_csharp_block "$page")"* ]] \
-        || { echo "tests/PackageConsumer/QuickStarts.cs no longer holds the quick start of $page" >&2; exit 1; }
+        || { echo "tests/QuickStart/QuickStartSample.cs (compiled into the consumer app) no longer holds the quick start of $page" >&2; exit 1; }
 done
 
 echo "::: consumer app (JIT)"

@@ -47,6 +47,14 @@ if (args.Length > 0 && args[0] == "dispatch-cpu-time")
     return DispatchCpuTimeProbe.Run(args[1..]);
 }
 
-var config = BenchmarkConfig.FromArguments(args, out var benchmarkArgs);
-BenchmarkSwitcher.FromAssembly(typeof(Program).Assembly).Run(benchmarkArgs, config);
+// A benchmark that failed to build or run fails the command, so the CI smoke (`--job Dry --filter '*'`) catches it.
+var summaries = BenchmarkSwitcher.FromAssembly(typeof(Program).Assembly).Run(args, BenchmarkConfig.FromArguments(args));
+var failed = summaries.SelectMany(summary => summary.Reports).Count(report => !report.Success)
+    + summaries.Count(summary => summary.HasCriticalValidationErrors);
+if (failed > 0)
+{
+    Console.Error.WriteLine($"{failed} benchmark(s) failed to build or run; see the log above.");
+    return 1;
+}
+
 return 0;

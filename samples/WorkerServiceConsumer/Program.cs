@@ -1,3 +1,4 @@
+using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Options;
@@ -10,8 +11,16 @@ using WorkerServiceConsumer;
 //   dotnet run --project samples/WorkerServiceConsumer -- --messages 20   # stops after 20 messages (exit code 0)
 // Options come from appsettings.json (MessagePumps:orders), overridable as usual, e.g. --MessagePumps:orders:MaxInFlight 4
 // or the environment variable MessagePumps__orders__MaxInFlight=4.
+// --telemetry (or Sample:Telemetry=true) writes the pump's metrics and traces to the console through OpenTelemetry.
 // The content root is the output folder, where appsettings.json is copied, wherever the command runs from.
+var telemetry = args.Contains(Telemetry.Flag);
+args = [.. args.Where(arg => arg != Telemetry.Flag)];
 var builder = Host.CreateApplicationBuilder(new HostApplicationBuilderSettings { Args = args, ContentRootPath = AppContext.BaseDirectory });
+if (telemetry || builder.Configuration.GetValue<bool>(Telemetry.ConfigurationKey))
+{
+    builder.Services.AddConsoleTelemetry();
+}
+
 builder.Services.Configure<SampleOptions>(builder.Configuration.GetSection("Sample"));
 if (builder.Configuration["messages"] is { } messages)
 {

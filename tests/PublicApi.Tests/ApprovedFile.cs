@@ -1,5 +1,4 @@
 using System.Text;
-using PriorityAsync.Tests.Shared;
 
 namespace PriorityAsync.PublicApi.Tests;
 

@@ -3,7 +3,7 @@ using System.Reflection;
 namespace PriorityAsync.PublicApi.Tests;
 
 /// <summary>
-/// The public API baselines: each shipped assembly's surface (<see cref="PublicApiSnapshot"/>) must equal its checked-in
+/// The public API baselines: each shipped assembly's surface (<see cref="PublicApiText"/>, by PublicApiGenerator) must equal its checked-in
 /// <c>Snapshots/&lt;assembly&gt;.verified.txt</c>; a mismatch fails with a line diff and leaves
 /// <c>Snapshots/&lt;assembly&gt;.received.txt</c> beside it (<see cref="ApprovedFile"/>).
 /// </summary>
@@ -33,14 +33,14 @@ public sealed class PublicApiTests
     [MemberData(nameof(ShippedAssemblies))]
     public void Public_API_matches_the_checked_in_baseline(string assemblyName)
     {
-        ApprovedFile.Verify(assemblyName, PublicApiSnapshot.Generate(Assembly.Load(assemblyName)));
+        ApprovedFile.Verify(assemblyName, PublicApiText.Of(Assembly.Load(assemblyName)));
     }
 
     [Fact]
     public void The_snapshot_is_the_same_every_time()
     {
         var assembly = typeof(PriorityScheduler).Assembly;
-        PublicApiSnapshot.Generate(assembly).Should().Be(PublicApiSnapshot.Generate(assembly));
+        PublicApiText.Of(assembly).Should().Be(PublicApiText.Of(assembly));
     }
 
     [Fact]

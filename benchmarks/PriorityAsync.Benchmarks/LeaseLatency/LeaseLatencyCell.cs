@@ -14,7 +14,7 @@ internal sealed record LeaseLatencyCell(LeaseHostKind Host, TimeSpan Slice, int 
     /// <summary>Runs the cell for <paramref name="duration"/> of real time and returns its figures.</summary>
     public LeaseLatencyResult Run(TimeSpan duration, TimeSpan renewInterval)
     {
-        using var starvation = LeaseHostFactory.StarvesThreadPool(Host) ? PriorityAsync.Tests.Shared.ThreadPoolStarvation.Begin() : null;
+        using var starvation = LeaseHostFactory.StarvesThreadPool(Host) ? PriorityAsync.TestKit.StarvedThreadPool.Begin() : null;
         using var host = LeaseHostFactory.Create(Host);
         var recorder = new LatenessRecorder(renewInterval);
         var workload = new LeaseWorkload(Slice, Kind, renewInterval, host.TimeProvider, recorder);

@@ -20,15 +20,7 @@ public static class ResultTable
     {
         ArgumentNullException.ThrowIfNull(results);
         var list = results.ToList();
-        var rows = list.Select(ToCells).ToList();
-        var widths = Headers.Select((h, i) => Math.Max(h.Length, rows.Count == 0 ? 0 : rows.Max(r => r[i].Length))).ToArray();
-        var text = new StringBuilder();
-        AppendRow(text, Headers, widths);
-        AppendRow(text, widths.Select((w, i) => i < 3 ? new string('-', w) : new string('-', w - 1) + ":").ToArray(), widths);
-        foreach (var row in rows)
-        {
-            AppendRow(text, row, widths);
-        }
+        var text = new StringBuilder(MarkdownTable.Format(Headers, [.. list.Select(ToCells)], textColumns: 3));
 
         if (list.Any(r => r.StoppedAtDeadline))
         {
@@ -58,17 +50,4 @@ public static class ResultTable
     ];
 
     private static string Format(double value, string format) => value.ToString(format, CultureInfo.InvariantCulture);
-
-    private static void AppendRow(StringBuilder text, IReadOnlyList<string> cells, int[] widths)
-    {
-        text.Append('|');
-        for (var i = 0; i < cells.Count; i++)
-        {
-            text.Append(' ');
-            text.Append(i < 3 ? cells[i].PadRight(widths[i]) : cells[i].PadLeft(widths[i]));
-            text.Append(" |");
-        }
-
-        text.Append('\n');
-    }
 }

@@ -1,5 +1,4 @@
 using System.Globalization;
-using System.Text;
 using LeaseSimulation.Results;
 
 namespace LeaseSimulation.Reporting;
@@ -27,16 +26,7 @@ public static class ServiceBusTable
             return string.Empty;
         }
 
-        var widths = Headers.Select((h, i) => Math.Max(h.Length, rows.Max(r => r[i].Length))).ToArray();
-        var text = new StringBuilder();
-        AppendRow(text, Headers, widths);
-        AppendRow(text, [.. widths.Select((w, i) => i < 2 ? new string('-', w) : new string('-', w - 1) + ":")], widths);
-        foreach (var row in rows)
-        {
-            AppendRow(text, row, widths);
-        }
-
-        return text.ToString();
+        return MarkdownTable.Format(Headers, rows, textColumns: 2);
     }
 
     private static string[] ToCells(SimulationResult r) =>
@@ -55,17 +45,4 @@ public static class ServiceBusTable
     ];
 
     private static string Integer(int value) => value.ToString(CultureInfo.InvariantCulture);
-
-    private static void AppendRow(StringBuilder text, IReadOnlyList<string> cells, int[] widths)
-    {
-        text.Append('|');
-        for (var i = 0; i < cells.Count; i++)
-        {
-            text.Append(' ');
-            text.Append(i < 2 ? cells[i].PadRight(widths[i]) : cells[i].PadLeft(widths[i]));
-            text.Append(" |");
-        }
-
-        text.Append('\n');
-    }
 }

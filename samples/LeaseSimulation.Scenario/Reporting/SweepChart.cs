@@ -1,5 +1,7 @@
 using System.Globalization;
 using LeaseSimulation.Results;
+using ScottPlot;
+using ScottPlot.TickGenerators;
 
 namespace LeaseSimulation.Reporting;
 
@@ -15,8 +17,6 @@ public static class SweepChart
     /// </summary>
     public const double TotalOverBoundAxisMax = 3;
 
-    private static readonly string[] Palette = ["#d62728", "#ff7f0e", "#1f77b4", "#2ca02c", "#9467bd", "#8c564b"];
-
     /// <summary>Renders total / lower bound (or lost, with <paramref name="lost"/>) of every strategy as SVG.</summary>
     /// <param name="title">The chart title.</param>
     /// <param name="results">The runs of the sweep.</param>
@@ -26,17 +26,19 @@ public static class SweepChart
     {
         ArgumentNullException.ThrowIfNull(results);
         var cpuTimes = results.Select(r => r.CpuMs).Distinct().Order().ToList();
-        var chart = new SvgLineChart(title, "CPU ms per operation, log scale (each followed by ~1000 ms IO)", lost ? "messages lost" : "total / lower bound");
+        var plot = LineChart.Create(title, "CPU ms per operation, log scale (each followed by ~1000 ms IO)", lost ? "messages lost" : "total / lower bound");
         var origin = cpuTimes.Count > 0 ? Math.Max(cpuTimes[0], 1) : 1;
         double X(double cpu) => Math.Log10(Math.Max(cpu, 1) / origin);
-        chart.SetXTicks([.. cpuTimes.Select(cpu => (X(cpu), cpu.ToString("0", CultureInfo.InvariantCulture)))]);
+        plot.Axes.Bottom.TickGenerator = new NumericManual(
+            [.. cpuTimes.Select(X)],
+            [.. cpuTimes.Select(cpu => cpu.ToString("0", CultureInfo.InvariantCulture))]);
         var strategies = results.Select(r => r.Strategy).Distinct().ToList();
         for (var s = 0; s < strategies.Count; s++)
         {
             var points = results
                 .Where(r => r.Strategy == strategies[s])
                 .OrderBy(r => r.CpuMs)
-                .Select(r => (X(r.CpuMs), lost ? r.Lost : r.TotalOverLowerBound))
+                .Select(r => (X(r.CpuMs), lost ? r.Lost : Math.Min(r.TotalOverLowerBound, TotalOverBoundAxisMax)))
                 .ToList();
             var offScale = lost ? [] : results
                 .Where(r => r.Strategy == strategies[s] && r.TotalOverLowerBound > TotalOverBoundAxisMax)
@@ -44,19 +46,19 @@ public static class SweepChart
                 .Select(r => r.TotalOverLowerBound.ToString("0.0", CultureInfo.InvariantCulture))
                 .ToList();
             var name = offScale.Count == 0 ? strategies[s] : $"{strategies[s]} (>{TotalOverBoundAxisMax:0}: {string.Join(", ", offScale)})";
-            chart.AddSeries(name, points, Palette[s % Palette.Length]);
+            LineChart.AddLine(plot, name, points, LineChart.ColorOf(s));
         }
 
         if (!lost)
         {
-            chart.SetYMax(TotalOverBoundAxisMax);
+            plot.Axes.SetLimitsY(0, TotalOverBoundAxisMax * 1.05);
         }
 
         if (!lost && cpuTimes.Count > 0)
         {
-            chart.AddSeries("lower bound (1.0)", [(X(cpuTimes[0]), 1), (X(cpuTimes[^1]), 1)], "#444444", dashed: true);
+            LineChart.AddLine(plot, "lower bound (1.0)", [(X(cpuTimes[0]), 1), (X(cpuTimes[^1]), 1)], Color.FromHex("#444444"), dashed: true);
         }
 
-        return chart.ToSvg();
+        return LineChart.ToSvg(plot);
     }
 }

@@ -3,6 +3,7 @@ using LeaseSimulation.Brokers.ServiceBus;
 using LeaseSimulation.Consumers;
 using LeaseSimulation.Consumers.Pump;
 using LeaseSimulation.Hosting;
+using LeaseSimulation.Messages;
 using LeaseSimulation.Running;
 using PriorityAsync;
 using PriorityAsync.MessagePump;
@@ -116,7 +117,7 @@ public sealed class PumpStrategy : ConsumerStrategy
     private static async Task ProcessAsync(ScenarioRun run, MessageContext context, CancellationToken cancellationToken)
     {
         var settings = run.Settings;
-        var message = ((TrackedLeasedMessage)context.Message).Simulated;
+        var message = ((ReportingLeasedMessage)context.Message).Simulated;
         var random = ScenarioRandom.ForMessage(settings.Seed, message.Id);
         for (var loop = 0; loop < settings.Loops; loop++)
         {

@@ -45,7 +45,7 @@ public sealed partial class ServiceBusPumpProcessor
             return;
         }
 
-        if (args.IsSettled || context.LeaseState == MessageLeaseState.Settled)
+        if (args.IsSettled || context.LeaseState == MessageLeaseState.SettlementClaimed)
         {
             // Settled by the handler, or by the pump's stop path (abandoned after the shutdown wait).
             return;

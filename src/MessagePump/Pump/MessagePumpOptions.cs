@@ -96,22 +96,16 @@ public sealed class MessagePumpOptions
             throw new ArgumentOutOfRangeException(nameof(MaxInFlight), MaxInFlight, "MessagePumpOptions.MaxInFlight must be at least 1, or null for the default.");
         }
 
-        if (MaxBatchSize < 1 || MaxBatchSize > MaxBatchSizeLimit)
-        {
-            throw new ArgumentOutOfRangeException(nameof(MaxBatchSize), MaxBatchSize, $"MessagePumpOptions.MaxBatchSize must be between 1 and {MaxBatchSizeLimit}.");
-        }
+        OptionRules.ThrowIfOutOfRange(MaxBatchSize, 1, MaxBatchSizeLimit, nameof(MessagePumpOptions), nameof(MaxBatchSize));
 
         if (LockRenewalBuffer is { } buffer && (buffer <= TimeSpan.Zero || buffer >= lockDuration))
         {
             throw new ArgumentOutOfRangeException(nameof(LockRenewalBuffer), buffer, $"MessagePumpOptions.LockRenewalBuffer must be positive and below the source's lock duration ({lockDuration?.ToString() ?? "unknown"}).");
         }
 
-        ThrowIfNotPositive(TransientRetryDelay, nameof(TransientRetryDelay));
-        ThrowIfNotPositive(EmptyReceiveDelay, nameof(EmptyReceiveDelay));
-        if ((ShutdownTimeout < TimeSpan.Zero || ShutdownTimeout > PrioritySchedulerOptions.MaxTimerDelay) && ShutdownTimeout != Timeout.InfiniteTimeSpan)
-        {
-            throw new ArgumentOutOfRangeException(nameof(ShutdownTimeout), ShutdownTimeout, $"MessagePumpOptions.ShutdownTimeout must be between zero and {PrioritySchedulerOptions.MaxTimerDelay} (the longest .NET timer), or Timeout.InfiniteTimeSpan.");
-        }
+        OptionRules.ThrowIfNotPositiveDelay(TransientRetryDelay, nameof(MessagePumpOptions), nameof(TransientRetryDelay));
+        OptionRules.ThrowIfNotPositiveDelay(EmptyReceiveDelay, nameof(MessagePumpOptions), nameof(EmptyReceiveDelay));
+        OptionRules.ThrowIfNotTimeout(ShutdownTimeout, nameof(MessagePumpOptions), nameof(ShutdownTimeout));
 
         if (scheduler is not null)
         {
@@ -143,11 +137,4 @@ public sealed class MessagePumpOptions
         }
     }
 
-    private static void ThrowIfNotPositive(TimeSpan value, string name)
-    {
-        if (value <= TimeSpan.Zero || value > PrioritySchedulerOptions.MaxTimerDelay)
-        {
-            throw new ArgumentOutOfRangeException(name, value, $"MessagePumpOptions.{name} must be positive and at most {PrioritySchedulerOptions.MaxTimerDelay} (the longest .NET timer).");
-        }
-    }
 }

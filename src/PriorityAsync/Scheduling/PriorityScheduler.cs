@@ -16,11 +16,23 @@ public abstract partial class PriorityScheduler
 {
     private static int s_instanceCount;
 
+    [ThreadStatic]
+    private static SchedulerWorker? t_worker;
+
     private readonly Lane[] _lanes;
     private readonly Dictionary<string, Lane> _lanesByName;
     private readonly TimeProvider _clock;
     private readonly LaneTimeProvider _timeProvider;
     private readonly DedicatedTimerTimeProvider? _ownedTimerThread;
+    private readonly LaneQueues _queues;
+
+    // Every worker this scheduler ever had, for the dispatch counts (a few per scheduler: pool runners reuse theirs).
+    private readonly List<SchedulerWorker> _allWorkers = [];
+    private volatile AcceptanceState _acceptance;
+    private int _outstandingOperations;
+    private int _outstandingRuns;
+    private long _rejectedWork;
+    private TaskCompletionSource? _drained;
 
     private protected PriorityScheduler(PrioritySchedulerOptions? options, string defaultNamePrefix)
     {
@@ -34,15 +46,12 @@ public abstract partial class PriorityScheduler
         ShutdownTimeout = options.ShutdownTimeout;
 
         _lanes = new Lane[options.Lanes.Count];
-        _queues = new System.Collections.Concurrent.ConcurrentQueue<WorkItem>[_lanes.Length];
         _lanesByName = new Dictionary<string, Lane>(StringComparer.Ordinal);
         for (var rank = 0; rank < _lanes.Length; rank++)
         {
             var lane = new Lane(this, options.Lanes[rank], rank);
             _lanes[rank] = lane;
-            _queues[rank] = new System.Collections.Concurrent.ConcurrentQueue<WorkItem>();
             _lanesByName.Add(lane.Name, lane);
-            _hasStarvationBounds |= lane.StarvationBound is not null;
         }
 
         Lanes = Array.AsReadOnly(_lanes);
@@ -56,6 +65,7 @@ public abstract partial class PriorityScheduler
             _clock = options.TimeProvider;
         }
 
+        _queues = new LaneQueues(_lanes, _clock);
         _timeProvider = new LaneTimeProvider(this, _clock);
         PriorityAsyncMetrics.Register(this);
     }
@@ -70,6 +80,21 @@ public abstract partial class PriorityScheduler
     /// slice ends. Handlers must be short and must not throw (an exception is ignored).
     /// </summary>
     public event EventHandler<StallDetectedEventArgs>? StallInProgress;
+
+    /// <summary>
+    /// Raised, on a thread-pool thread and before the work runs there, for each continuation, post, task or timer
+    /// firing that reached a lane after the scheduler stopped taking work (see <see cref="RejectedWorkCount"/>).
+    /// Handlers must not throw; an exception they throw is ignored.
+    /// </summary>
+    public event EventHandler<RejectedWorkEventArgs>? RejectedWork;
+
+    /// <summary>
+    /// Raised when work with no task to carry its exception throws: a posted callback or continuation (for example an
+    /// async void method) of a <see cref="PriorityTaskScheduler"/>, and on any scheduler such work that ran on the
+    /// thread pool after it was rejected. A <see cref="PriorityAsyncContext"/> does not raise it for work it runs
+    /// itself: there the exception ends the run. Handlers must not block or throw; an exception they throw is ignored.
+    /// </summary>
+    public event EventHandler<SchedulerExceptionEventArgs>? UnhandledException;
 
     /// <summary>Gets the scheduler's name.</summary>
     public string Name { get; }
@@ -91,46 +116,23 @@ public abstract partial class PriorityScheduler
     /// <summary>Gets the slice length from which a slice counts as a stall, or <see langword="null"/>.</summary>
     public TimeSpan? StallThreshold { get; }
 
+    /// <summary>
+    /// Gets how long a graceful stop waits for work started in the lanes (<see cref="Lane.Run(Func{Task})"/>, async
+    /// void methods) to finish before it stops taking their continuations.
+    /// </summary>
+    public TimeSpan ShutdownTimeout { get; }
+
+    /// <summary>Gets the clock the scheduler times slices, waits and timers with (the options' one, or its own timer thread).</summary>
+    internal TimeProvider Clock => _clock;
+
+    /// <summary>Gets the lock that guards the scheduler's state; derived schedulers park their threads on it.</summary>
+    private protected object Gate { get; } = new();
+
     /// <summary>Gets the largest number of items of ordinary lanes this scheduler runs at once.</summary>
     internal abstract int MaximumConcurrencyLevel { get; }
 
     /// <summary>Gets the largest number of items of <paramref name="lane"/> this scheduler runs at once.</summary>
     internal virtual int GetMaximumConcurrencyLevel(Lane lane) => MaximumConcurrencyLevel;
-
-    /// <summary>Gets the lane with the given priority.</summary>
-    /// <param name="priority">The lane's priority.</param>
-    /// <returns>The lane.</returns>
-    /// <exception cref="ArgumentOutOfRangeException">The scheduler has no lane of that rank.</exception>
-    public Lane this[LanePriority priority] => GetLane(priority);
-
-    /// <summary>Gets the lane with the given priority.</summary>
-    /// <param name="priority">The lane's priority.</param>
-    /// <returns>The lane.</returns>
-    /// <exception cref="ArgumentOutOfRangeException">The scheduler has no lane of that rank.</exception>
-    public Lane GetLane(LanePriority priority) => GetLane(priority, nameof(priority));
-
-    /// <summary>Gets the lane with the given priority; an unknown rank throws naming <paramref name="parameterName"/>.</summary>
-    internal Lane GetLane(LanePriority priority, string parameterName)
-    {
-        if ((uint)priority.Rank >= (uint)_lanes.Length)
-        {
-            throw new ArgumentOutOfRangeException(parameterName, priority, $"The scheduler '{Name}' has {_lanes.Length} lane(s); the rank must be below {_lanes.Length}.");
-        }
-
-        return _lanes[priority.Rank];
-    }
-
-    /// <summary>Gets the lane with the given name.</summary>
-    /// <param name="name">The lane's name.</param>
-    /// <returns>The lane.</returns>
-    /// <exception cref="ArgumentException">The scheduler has no lane of that name.</exception>
-    public Lane GetLane(string name)
-    {
-        ArgumentNullException.ThrowIfNull(name);
-        return _lanesByName.TryGetValue(name, out var lane)
-            ? lane
-            : throw new ArgumentException($"The scheduler '{Name}' has no lane named '{name}'; its lanes are {string.Join(", ", _lanes.Select(l => l.Name))}.", nameof(name));
-    }
 
     /// <inheritdoc />
     public override string ToString() => $"{GetType().Name} '{Name}'";

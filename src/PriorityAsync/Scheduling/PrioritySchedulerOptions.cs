@@ -87,19 +87,8 @@ public class PrioritySchedulerOptions
             }
         }
 
-        ThrowIfNotPositive(YieldQuantum, nameof(YieldQuantum));
-        ThrowIfNotPositive(StallThreshold, nameof(StallThreshold));
-        if (ShutdownTimeout != Timeout.InfiniteTimeSpan && (ShutdownTimeout < TimeSpan.Zero || ShutdownTimeout > MaxTimerDelay))
-        {
-            throw new ArgumentOutOfRangeException(nameof(ShutdownTimeout), ShutdownTimeout, $"PrioritySchedulerOptions.ShutdownTimeout must be between zero and {MaxTimerDelay} (the longest .NET timer), or Timeout.InfiniteTimeSpan.");
-        }
-    }
-
-    private static void ThrowIfNotPositive(TimeSpan? value, string name)
-    {
-        if (value is { } span && (span <= TimeSpan.Zero || span > MaxTimerDelay))
-        {
-            throw new ArgumentOutOfRangeException(name, span, $"PrioritySchedulerOptions.{name} must be positive and at most {MaxTimerDelay} (the longest .NET timer), or null to disable it.");
-        }
+        OptionRules.ThrowIfNotPositiveDelay(YieldQuantum, nameof(PrioritySchedulerOptions), nameof(YieldQuantum));
+        OptionRules.ThrowIfNotPositiveDelay(StallThreshold, nameof(PrioritySchedulerOptions), nameof(StallThreshold));
+        OptionRules.ThrowIfNotTimeout(ShutdownTimeout, nameof(PrioritySchedulerOptions), nameof(ShutdownTimeout));
     }
 }

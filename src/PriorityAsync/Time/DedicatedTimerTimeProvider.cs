@@ -19,7 +19,7 @@ internal sealed partial class DedicatedTimerTimeProvider : TimeProvider, IDispos
     private static readonly TimeSpan MaximumWait = TimeSpan.FromHours(1);
 
     private readonly object _gate = new();
-    private readonly TimerHeap<Timer> _timers = new();
+    private readonly TimerHeap<DedicatedTimer> _timers = new();
     private readonly Thread _thread;
     private bool _disposed;
 
@@ -37,10 +37,16 @@ internal sealed partial class DedicatedTimerTimeProvider : TimeProvider, IDispos
         _thread.Start();
     }
 
+    /// <summary>Gets the lock that guards the heap and every timer's arming.</summary>
+    internal object Gate => _gate;
+
+    /// <summary>Gets whether the provider was disposed (its timers are system timers from then on); read under <see cref="Gate"/>.</summary>
+    internal bool IsDisposedLocked => _disposed;
+
     public override ITimer CreateTimer(TimerCallback callback, object? state, TimeSpan dueTime, TimeSpan period)
     {
         ArgumentNullException.ThrowIfNull(callback);
-        var timer = new Timer(this, callback, state);
+        var timer = new DedicatedTimer(this, callback, state);
         timer.Change(dueTime, period);
         return timer;
     }
@@ -64,7 +70,7 @@ internal sealed partial class DedicatedTimerTimeProvider : TimeProvider, IDispos
     }
 
     /// <summary>Arms <paramref name="timer"/> for <paramref name="due"/> and wakes the thread when it is now the earliest.</summary>
-    private long ArmLocked(Timer timer, long due)
+    internal long ArmLocked(DedicatedTimer timer, long due)
     {
         var sequence = _timers.Arm(timer, due);
         if (_timers.IsFirst(timer))
@@ -75,44 +81,6 @@ internal sealed partial class DedicatedTimerTimeProvider : TimeProvider, IDispos
         return sequence;
     }
 
-    /// <summary>The timer thread: fires each timer as it comes due, until disposal.</summary>
-    private void Loop()
-    {
-        while (NextDue() is { } timer)
-        {
-            timer.Fire();
-        }
-    }
-
-    /// <summary>
-    /// Sleeps until the earliest armed timer is due (or a new earliest one wakes it) and takes that timer off the heap;
-    /// <see langword="null"/> once the provider is disposed.
-    /// </summary>
-    private Timer? NextDue()
-    {
-        lock (_gate)
-        {
-            while (!_disposed)
-            {
-                if (!_timers.TryPeekArmed(out var timer, out var due))
-                {
-                    Monitor.Wait(_gate);
-                    continue;
-                }
-
-                var wait = Stopwatch.GetElapsedTime(Stopwatch.GetTimestamp(), due);
-                if (wait > TimeSpan.Zero)
-                {
-                    Monitor.Wait(_gate, TimeSpan.FromTicks(Math.Clamp(wait.Ticks, MinimumWait.Ticks, MaximumWait.Ticks)));
-                    continue;
-                }
-
-                _timers.RemoveFirst();
-                timer.OnDequeuedLocked(Stopwatch.GetTimestamp());
-                return timer;
-            }
-
-            return null;
-        }
-    }
+    /// <summary>Records that a timer's heap entry became stale; call under <see cref="Gate"/>.</summary>
+    internal void OnTimerDisarmedLocked() => _timers.OnDisarmed();
 }

@@ -1,7 +1,6 @@
 using System.Text;
 using System.Text.RegularExpressions;
 using LeaseSimulation.Cli;
-using PriorityAsync.Tests.Shared;
 
 namespace LeaseSimulation.Tests.Cli;
 

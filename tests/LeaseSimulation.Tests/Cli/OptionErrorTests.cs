@@ -1,4 +1,5 @@
 using LeaseSimulation.Cli;
+using LeaseSimulation.Tests.Support;
 
 namespace LeaseSimulation.Tests.Cli;
 
@@ -25,19 +26,8 @@ public sealed class OptionErrorTests
     [InlineData("--connection Host=127.0.0.1", "--connection")]
     [InlineData("--broker postgres --connection Hots=127.0.0.1", "--connection")]
     [InlineData("--broker postgres --connection Host=127.0.0.1 --clock virtual", "--broker")]
-    public void BadOption_ExitsWithCode2_AndNamesTheOption(string commandLine, string option)
-    {
-        var output = new StringWriter();
-        var error = new StringWriter();
-
-        var exitCode = SimulationCommand.Execute(commandLine.Split(' '), output, error);
-
-        exitCode.Should().Be(SimulationCommand.UsageError);
-        var message = error.ToString();
-        message.Should().Contain(option);
-        message.TrimEnd().Should().NotContain("\n", "the message is one line");
-        output.ToString().Should().BeEmpty();
-    }
+    public void BadOption_ExitsWithCode2_AndNamesTheOption(string commandLine, string option) =>
+        UsageErrors.ShouldBeRefusedNaming(commandLine, option);
 
     [Theory]
     [InlineData("--frobnicate", "error: Unknown option --frobnicate; see --help.")]

@@ -1,6 +1,5 @@
 using System.Text.Json;
 using LeaseSimulation.Cli;
-using PriorityAsync.MessagePump.PostgreSql.Tests.Support;
 
 namespace LeaseSimulation.Tests.Cli;
 

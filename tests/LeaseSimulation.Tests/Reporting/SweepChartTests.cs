@@ -18,13 +18,22 @@ public sealed class SweepChartTests
 
         var svg = XDocument.Parse(SweepChart.ToSvg("sweep", results));
 
-        var ticks = svg.Descendants(Svg + "text")
-            .Where(t => t.Value is "10" or "100" or "1000")
-            .Select(t => double.Parse(t.Attribute("x")!.Value, CultureInfo.InvariantCulture))
+        var texts = svg.Descendants(Svg + "text").ToList();
+        var ticks = texts
+            .Where(t => t.Value.Trim() is "10" or "100" or "1000")
+            .Select(TranslatedX)
             .ToList();
         ticks.Should().HaveCount(3);
         (ticks[1] - ticks[0]).Should().BeApproximately(ticks[2] - ticks[1], 0.05, "each decade is as wide as the next on a log scale");
-        svg.Descendants(Svg + "text").Select(t => t.Value).Should().Contain("pump (>3: 16.8)").And.Contain("priority");
+        texts.Select(t => t.Value.Trim()).Should().Contain("pump (>3: 16.8)").And.Contain("priority");
+    }
+
+    /// <summary>Where a text is placed: the chart writes each text as <c>transform="translate(x y)"</c>.</summary>
+    private static double TranslatedX(XElement text)
+    {
+        var transform = text.Attribute("transform")!.Value;
+        transform.Should().StartWith("translate(");
+        return double.Parse(transform["translate(".Length..].Split(' ')[0], CultureInfo.InvariantCulture);
     }
 
     private static SimulationResult Result(string strategy, double cpuMs, double totalOverBound) => new()

@@ -1,5 +1,6 @@
 using LeaseSimulation.Cli;
 using LeaseSimulation.Settings;
+using LeaseSimulation.Tests.Support;
 
 namespace LeaseSimulation.Tests.ServiceBus;
 
@@ -51,18 +52,8 @@ public sealed class ServiceBusOptionTests
     [InlineData("--strategy processor", "--strategy")]
     [InlineData("--broker postgres --connection Host=127.0.0.1 --strategy processor-guide", "--strategy")]
     [InlineData("--broker servicebus --sweep", "--broker")]
-    public void BadServiceBusCommandLine_ExitsWithCode2_AndNamesTheOption(string commandLine, string option)
-    {
-        var output = new StringWriter();
-        var error = new StringWriter();
-
-        var exitCode = SimulationCommand.Execute(commandLine.Split(' '), output, error);
-
-        exitCode.Should().Be(SimulationCommand.UsageError);
-        error.ToString().Should().Contain(option);
-        error.ToString().TrimEnd().Should().NotContain("\n", "the message is one line");
-        output.ToString().Should().BeEmpty();
-    }
+    public void BadServiceBusCommandLine_ExitsWithCode2_AndNamesTheOption(string commandLine, string option) =>
+        UsageErrors.ShouldBeRefusedNaming(commandLine, option);
 
     [Fact]
     public void ProcessorOnTheMemoryBroker_SaysItNeedsServiceBus()

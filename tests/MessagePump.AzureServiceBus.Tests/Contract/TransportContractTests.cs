@@ -1,5 +1,4 @@
 using PriorityAsync.MessagePump.AzureServiceBus.Tests.EndToEnd;
-using PriorityAsync.MessagePump.PostgreSql.Tests.Support;
 
 namespace PriorityAsync.MessagePump.AzureServiceBus.Tests.Contract;
 

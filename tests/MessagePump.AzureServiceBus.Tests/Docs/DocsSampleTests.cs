@@ -17,7 +17,7 @@ public sealed class DocsSampleTests
         var processed = await QuickStartSample.RunAsync(broker.ConnectionString, new ServiceBusTransportOptions { ReadEntityProperties = false, ClientOptions = SbHarness.ClientOptions() });
 
         processed.Should().Be(10);
-        await PostgreSql.Tests.Support.Wait.UntilAsync(() => Task.FromResult(queue.CompletedCount == 10), SbHarness.HangBound, "ten completions");
+        await Bounded.UntilAsync(() => Task.FromResult(queue.CompletedCount == 10), SbHarness.HangBound, "ten completions");
         queue.LockedCount.Should().Be(0);
     }
 
@@ -31,7 +31,7 @@ public sealed class DocsSampleTests
         var handled = 0;
 
         var run = ProcessorMigrationSample.RunPumpAsync(sb.Transport, (_, _) => { Interlocked.Increment(ref handled); return Task.CompletedTask; }, stop.Token);
-        await PostgreSql.Tests.Support.Wait.UntilAsync(() => Task.FromResult(queue.CompletedCount == 1), SbHarness.HangBound, "the completion");
+        await Bounded.UntilAsync(() => Task.FromResult(queue.CompletedCount == 1), SbHarness.HangBound, "the completion");
         await stop.CancelAsync();
         await run.WaitAsync(SbHarness.HangBound);
 

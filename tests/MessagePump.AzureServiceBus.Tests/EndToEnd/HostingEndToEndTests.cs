@@ -4,7 +4,6 @@ using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using PriorityAsync.MessagePump.AzureServiceBus.Testing;
 using PriorityAsync.MessagePump.AzureServiceBus.Tests.Support;
-using PriorityAsync.MessagePump.PostgreSql.Tests.Support;
 
 namespace PriorityAsync.MessagePump.AzureServiceBus.Tests.EndToEnd;
 
@@ -47,7 +46,7 @@ public sealed class HostingEndToEndTests
         using var host = builder.Build();
 
         await host.StartAsync();
-        await Wait.UntilAsync(() => Task.FromResult(queue.CompletedCount == 6), SbHarness.HangBound, "six completions");
+        await Bounded.UntilAsync(() => Task.FromResult(queue.CompletedCount == 6), SbHarness.HangBound, "six completions");
         await host.StopAsync();
 
         handled.Should().Be(6);

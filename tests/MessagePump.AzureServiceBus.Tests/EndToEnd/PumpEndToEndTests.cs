@@ -2,7 +2,6 @@ using System.Collections.Concurrent;
 using System.Text;
 using PriorityAsync.MessagePump.AzureServiceBus.Testing;
 using PriorityAsync.MessagePump.AzureServiceBus.Tests.Support;
-using PriorityAsync.MessagePump.PostgreSql.Tests.Support;
 using Xunit.Abstractions;
 
 namespace PriorityAsync.MessagePump.AzureServiceBus.Tests.EndToEnd;
@@ -36,7 +35,7 @@ public sealed class PumpEndToEndTests(ITestOutputHelper output)
                 deliveries.Add(context.Message.DeliveryCount);
                 for (var i = 0; i < 10; i++)
                 {
-                    Wait.Spin(TimeSpan.FromMilliseconds(200)); // CPU-bound: holds the only thread
+                    CpuBound.Hold(TimeSpan.FromMilliseconds(200)); // CPU-bound: holds the only thread
                     await Task.Delay(TimeSpan.FromMilliseconds(50), ct);
                 }
             },
@@ -213,7 +212,7 @@ public sealed class PumpEndToEndTests(ITestOutputHelper output)
         // The 7.x receiver leaves the link credit a receive did not use open (PrefetchCount 0 too), so an abandoned
         // message can be delivered again into the SDK's buffer while no receive waits; the client releases it at once,
         // and the broker puts it back uncounted. Seen once in ten idle runs as 2 locked at the moment of the check.
-        await Wait.UntilAsync(() => Task.FromResult(queue.LockedCount == 0), SbHarness.HangBound, "every lock given back after the stop", TimeSpan.FromMilliseconds(20));
+        await Bounded.UntilAsync(() => Task.FromResult(queue.LockedCount == 0), SbHarness.HangBound, "every lock given back after the stop", TimeSpan.FromMilliseconds(20));
         queue.ActiveCount.Should().Be(4);
         queue.CompletedCount.Should().Be(0);
     }

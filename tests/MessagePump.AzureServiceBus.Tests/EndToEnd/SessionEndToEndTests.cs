@@ -2,7 +2,6 @@ using System.Collections.Concurrent;
 using System.Text;
 using PriorityAsync.MessagePump.AzureServiceBus.Testing;
 using PriorityAsync.MessagePump.AzureServiceBus.Tests.Support;
-using PriorityAsync.MessagePump.PostgreSql.Tests.Support;
 
 namespace PriorityAsync.MessagePump.AzureServiceBus.Tests.EndToEnd;
 
@@ -37,7 +36,7 @@ public sealed class SessionEndToEndTests
                 order.Enqueue(context.Message.MessageId);
                 for (var i = 0; i < 8; i++)
                 {
-                    Wait.Spin(TimeSpan.FromMilliseconds(100));
+                    CpuBound.Hold(TimeSpan.FromMilliseconds(100));
                     await Task.Delay(TimeSpan.FromMilliseconds(50), ct);
                 }
 
@@ -76,7 +75,7 @@ public sealed class SessionEndToEndTests
             stats.Completed.Should().Be(0);
         }
 
-        await Wait.UntilAsync(() => Task.FromResult(queue.LockedCount == 0), SbHarness.HangBound, "the released session's messages to come back");
+        await Bounded.UntilAsync(() => Task.FromResult(queue.LockedCount == 0), SbHarness.HangBound, "the released session's messages to come back");
         // Taken back by hand (the test broker leaves a renew-session-lock of a re-accepted session unanswered, so no
         // pump runs on it here): the session's messages come back in order and each completes once.
         await using var second = await sb.Transport.AcceptNextSessionAsync(ServiceBusEntity.Queue("orders"), Options());

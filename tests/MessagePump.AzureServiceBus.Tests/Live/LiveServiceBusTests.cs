@@ -2,7 +2,6 @@ using System.Collections.Concurrent;
 using Azure.Messaging.ServiceBus;
 using PriorityAsync.MessagePump.AzureServiceBus.Tests.EndToEnd;
 using PriorityAsync.MessagePump.AzureServiceBus.Tests.Support;
-using PriorityAsync.MessagePump.PostgreSql.Tests.Support;
 using Xunit.Abstractions;
 
 namespace PriorityAsync.MessagePump.AzureServiceBus.Tests.Live;
@@ -61,7 +60,7 @@ public sealed class LiveServiceBusTests(ITestOutputHelper output)
             {
                 for (var i = 0; i < 4; i++)
                 {
-                    Wait.Spin(TimeSpan.FromMilliseconds(150));
+                    CpuBound.Hold(TimeSpan.FromMilliseconds(150));
                     await Task.Delay(TimeSpan.FromMilliseconds(50), ct);
                 }
 

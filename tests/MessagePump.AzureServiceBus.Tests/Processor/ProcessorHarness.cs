@@ -48,7 +48,7 @@ internal sealed class ProcessorHarness : IAsyncDisposable
     }
 
     public static Task UntilAsync(Func<bool> condition, string what) =>
-        Wait.UntilAsync(() => Task.FromResult(condition()), SbHarness.HangBound, what, TimeSpan.FromMilliseconds(20));
+        Bounded.UntilAsync(() => Task.FromResult(condition()), SbHarness.HangBound, what, TimeSpan.FromMilliseconds(20));
 
     public ValueTask DisposeAsync() => Sb.DisposeAsync();
 }

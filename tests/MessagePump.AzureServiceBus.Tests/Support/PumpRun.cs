@@ -1,5 +1,3 @@
-using PriorityAsync.MessagePump.PostgreSql.Tests.Support;
-
 namespace PriorityAsync.MessagePump.AzureServiceBus.Tests.Support;
 
 /// <summary>Runs a <see cref="PriorityMessagePump"/> on one thread (<see cref="PriorityAsyncContext"/>) and the real clock until a condition holds, then stops it.</summary>
@@ -24,7 +22,7 @@ internal static class PumpRun
                 await whileRunning(pump);
             }
 
-            await Wait.UntilAsync(() => Task.FromResult(done()), SbHarness.HangBound, what, TimeSpan.FromMilliseconds(50));
+            await Bounded.UntilAsync(() => Task.FromResult(done()), SbHarness.HangBound, what, TimeSpan.FromMilliseconds(50));
             await pump.StopAsync();
             statistics = pump.GetStatistics();
         });

@@ -1,41 +1,26 @@
-using Azure.Messaging.ServiceBus;
 using PriorityAsync.MessagePump.AzureServiceBus.Testing;
 
 namespace PriorityAsync.MessagePump.AzureServiceBus.Tests.Support;
 
 /// <summary>The test broker and a <see cref="ServiceBusTransport"/> on it (the real SDK client, short retries), disposed together.</summary>
-internal sealed class SbHarness : IAsyncDisposable
+internal sealed class SbHarness : TestBrokerHarness<TimeProvider>
 {
-    /// <summary>A bound that only turns a hang into a failure; never a speed assertion.</summary>
-    public static readonly TimeSpan HangBound = TimeSpan.FromSeconds(60);
-
     private SbHarness(ServiceBusTestBroker broker, ServiceBusTransport transport, TimeProvider clock)
+        : base(broker, clock)
     {
-        Broker = broker;
         Transport = transport;
-        Clock = clock;
     }
-
-    public ServiceBusTestBroker Broker { get; }
 
     public ServiceBusTransport Transport { get; }
 
-    /// <summary>The broker's clock: the system's, or a virtual one started at the current time.</summary>
-    public TimeProvider Clock { get; }
-
+    /// <summary>The broker's clock as the virtual one it is when the harness was started with <c>virtualTime</c>.</summary>
     public VirtualTimeProvider VirtualClock => (VirtualTimeProvider)Clock;
 
     /// <summary>Starts a broker on the system clock, or on a virtual clock started now (whole milliseconds, as AMQP carries them).</summary>
     public static async Task<SbHarness> StartAsync(bool virtualTime = false, int maxRetries = 2)
     {
-        TimeProvider clock = TimeProvider.System;
-        if (virtualTime)
-        {
-            var now = DateTimeOffset.UtcNow;
-            clock = new VirtualTimeProvider(now - TimeSpan.FromTicks(now.Ticks % TimeSpan.TicksPerMillisecond));
-        }
-
-        var broker = await ServiceBusTestBroker.StartAsync(new ServiceBusTestBrokerOptions { TimeProvider = clock });
+        TimeProvider clock = virtualTime ? new VirtualTimeProvider(WholeMillisecondsNow()) : TimeProvider.System;
+        var broker = await StartBrokerAsync(clock);
         var transport = new ServiceBusTransport(broker.ConnectionString, new ServiceBusTransportOptions
         {
             ReadEntityProperties = false, // the test broker speaks AMQP only: no management endpoint
@@ -44,21 +29,5 @@ internal sealed class SbHarness : IAsyncDisposable
         return new SbHarness(broker, transport, clock);
     }
 
-    public static ServiceBusClientOptions ClientOptions(int maxRetries = 2) => new()
-    {
-        RetryOptions = new ServiceBusRetryOptions
-        {
-            Mode = ServiceBusRetryMode.Fixed,
-            MaxRetries = maxRetries,
-            Delay = TimeSpan.FromMilliseconds(50),
-            MaxDelay = TimeSpan.FromMilliseconds(200),
-            TryTimeout = TimeSpan.FromSeconds(10),
-        },
-    };
-
-    public async ValueTask DisposeAsync()
-    {
-        await Transport.DisposeAsync();
-        await Broker.DisposeAsync();
-    }
+    protected override ValueTask DisposeClientAsync() => Transport.DisposeAsync();
 }

@@ -1,7 +1,6 @@
 using Npgsql;
 using PriorityAsync.MessagePump.PostgreSql.Internal;
 using PriorityAsync.MessagePump.PostgreSql.Tests.Support;
-using PriorityAsync.Tests.Shared;
 
 namespace PriorityAsync.MessagePump.PostgreSql.Tests.Docs;
 

@@ -39,7 +39,7 @@ public class FigureTests(ITestOutputHelper output)
                 PriorityScheduler.Current!,
                 new MessagePumpOptions { MaxBatchSize = maxBatchSize, EmptyReceiveDelay = TimeSpan.FromMilliseconds(50) });
             await pump.StartAsync();
-            await Wait.UntilAsync(() => Task.FromResult(pump.GetStatistics().Completed == messages), TimeSpan.FromSeconds(120), $"{messages} completions", TimeSpan.FromMilliseconds(5));
+            await Bounded.UntilAsync(() => Task.FromResult(pump.GetStatistics().Completed == messages), TimeSpan.FromSeconds(120), $"{messages} completions", TimeSpan.FromMilliseconds(5));
             watch.Stop();
             await pump.StopAsync();
             stats = pump.GetStatistics();

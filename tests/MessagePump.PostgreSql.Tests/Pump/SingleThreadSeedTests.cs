@@ -1,7 +1,5 @@
 using System.Collections.Concurrent;
 using PriorityAsync.MessagePump.PostgreSql.Tests.Support;
-using PriorityAsync.MessagePump.Tests.Pump;
-using PriorityAsync.Tests.Shared;
 using Xunit.Abstractions;
 
 namespace PriorityAsync.MessagePump.PostgreSql.Tests.Pump;
@@ -45,7 +43,7 @@ public class SingleThreadSeedTests(ITestOutputHelper output)
                     deliveries.Add(context.Message.DeliveryCount);
                     for (var i = 0; i < Steps; i++)
                     {
-                        Wait.Spin(Cpu);
+                        CpuBound.Hold(Cpu);
                         await Task.Delay(Io, cancellationToken);
                     }
 
@@ -54,7 +52,7 @@ public class SingleThreadSeedTests(ITestOutputHelper output)
                 PriorityScheduler.Current!,
                 new MessagePumpOptions { Name = "pg-seed", EmptyReceiveDelay = TimeSpan.FromMilliseconds(100) });
             await pump.StartAsync();
-            await Wait.UntilAsync(async () => (await queue.GetStatisticsAsync()).Pending == 0, TimeSpan.FromSeconds(30), "the pump to drain the queue", TimeSpan.FromMilliseconds(200));
+            await Bounded.UntilAsync(async () => (await queue.GetStatisticsAsync()).Pending == 0, TimeSpan.FromSeconds(30), "the pump to drain the queue", TimeSpan.FromMilliseconds(200));
             await pump.StopAsync();
             stats = pump.GetStatistics();
         });
@@ -95,7 +93,7 @@ public class SingleThreadSeedTests(ITestOutputHelper output)
                         // The seed's work; after the time limit it returns at once so that the test ends.
                         for (var i = 0; i < Steps && DateTime.UtcNow < stopAt; i++)
                         {
-                            Wait.Spin(Cpu);
+                            CpuBound.Hold(Cpu);
                             await Task.Delay(Io, time);
                         }
                     },

@@ -1,6 +1,5 @@
 using System.Collections.Concurrent;
 using System.Diagnostics;
-using PriorityAsync.Tests.Shared;
 
 namespace PriorityAsync.MessagePump.PostgreSql.Tests.ScaleOut;
 

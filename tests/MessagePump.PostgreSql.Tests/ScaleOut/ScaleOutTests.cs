@@ -62,21 +62,21 @@ public class ScaleOutTests(ITestOutputHelper output)
             }
 
             var (killed, stopped, survivor) = (processes[0], processes[1], processes[2]);
-            await Task.WhenAll(processes.Select(p => p.WaitReadyAsync(Wait.Generous)));
+            await Task.WhenAll(processes.Select(p => p.WaitReadyAsync(Bounded.Patient)));
 
-            await Wait.UntilAsync(async () => await CountAsync(dataSource, "SELECT count(*) FROM completions") >= 400, Wait.Generous, "400 completions");
+            await Bounded.UntilAsync(async () => await CountAsync(dataSource, "SELECT count(*) FROM completions") >= 400, Bounded.Patient, "400 completions");
 
             // Killed mid-flight by construction, not by luck (a loaded machine may leave it idle at any given moment): all
             // three are frozen, the server has finished every statement they sent, and the process to be killed holds
             // at least one row under its own lock token, which no other process can ever complete. Otherwise all thaw
             // and the test looks again.
-            await Wait.UntilAsync(
+            await Bounded.UntilAsync(
                 async () =>
                 {
                     processes.ForEach(p => p.Freeze());
-                    await Wait.UntilAsync(
+                    await Bounded.UntilAsync(
                         async () => await CountAsync(dataSource, "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' AND pid <> pg_backend_pid()") == 0,
-                        Wait.Generous,
+                        Bounded.Patient,
                         "the server to finish the frozen processes' statements",
                         TimeSpan.FromMilliseconds(10));
                     var tokens = killed.Starts.Select(s => s.LockToken).ToArray();
@@ -88,7 +88,7 @@ public class ScaleOutTests(ITestOutputHelper output)
                     processes.ForEach(p => p.Thaw());
                     return false;
                 },
-                Wait.Generous,
+                Bounded.Patient,
                 "a moment when the process to be killed holds a message");
             killed.KillHard();
             stopped.Thaw();
@@ -96,7 +96,7 @@ public class ScaleOutTests(ITestOutputHelper output)
             var killedAt = DateTimeOffset.UtcNow;
             await killed.WaitForExitAsync(TimeSpan.FromSeconds(10));
 
-            await Wait.UntilAsync(async () => await CountAsync(dataSource, "SELECT count(*) FROM completions") >= 900, Wait.Generous, "900 completions");
+            await Bounded.UntilAsync(async () => await CountAsync(dataSource, "SELECT count(*) FROM completions") >= 900, Bounded.Patient, "900 completions");
             stopped.Terminate();
             await stopped.WaitForExitAsync(TimeSpan.FromSeconds(20));
             stopped.ExitCode.Should().Be(0, "SIGTERM stops the consumer gracefully; stderr: {0}", stopped.Errors);
@@ -104,7 +104,7 @@ public class ScaleOutTests(ITestOutputHelper output)
             (await CountAsync(dataSource, "SELECT count(*) FROM priorityasync.messages WHERE lock_token = ANY(@tokens) AND locked_until > clock_timestamp()", stoppedTokens))
                 .Should().Be(0, "a gracefully stopped consumer leaves nothing locked");
 
-            await Wait.UntilAsync(async () => (await queue.GetStatisticsAsync()).Pending == 0, Wait.Generous, "the survivor to drain the queue");
+            await Bounded.UntilAsync(async () => (await queue.GetStatisticsAsync()).Pending == 0, Bounded.Patient, "the survivor to drain the queue");
             survivor.Terminate();
             await survivor.WaitForExitAsync(TimeSpan.FromSeconds(20));
             survivor.ExitCode.Should().Be(0, "stderr: {0}", survivor.Errors);

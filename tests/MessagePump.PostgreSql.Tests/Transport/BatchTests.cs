@@ -75,7 +75,7 @@ public class BatchTests(ITestOutputHelper output)
         // One message already there: taken at once, the rest of the wait is not spent on filling the batch.
         await queue.SendAsync(new byte[] { 1 }, "there");
         var watch = Stopwatch.StartNew();
-        var batch = await queue.ReceiveBatchAsync(100).WaitAsync(Wait.Generous);
+        var batch = await queue.ReceiveBatchAsync(100).WaitAsync(Bounded.Patient);
         watch.Stop();
         batch.Select(m => m.MessageId).Should().Equal("there");
         watch.Elapsed.Should().BeLessThan(wait, "it returned with one message instead of waiting to fill the batch");
@@ -86,7 +86,7 @@ public class BatchTests(ITestOutputHelper output)
         receive.IsCompleted.Should().BeFalse("the queue is empty, so the receive waits");
         watch.Restart();
         await queue.SendAsync(new byte[] { 2 }, "woken");
-        var woken = await receive.WaitAsync(Wait.Generous);
+        var woken = await receive.WaitAsync(Bounded.Patient);
         watch.Stop();
         woken.Select(m => m.MessageId).Should().Equal("woken");
         watch.Elapsed.Should().BeLessThan(wait, "LISTEN/NOTIFY woke it and it returned with one message");
@@ -158,9 +158,9 @@ public class BatchTests(ITestOutputHelper output)
             .Should().BeGreaterThanOrEqualTo(1L);
 
         // Waited for, not slept for: the server has ended the backend, so the pooled connection is dead at any load.
-        await Wait.UntilAsync(
+        await Bounded.UntilAsync(
             async () => (long)(await PostgresServer.ScalarAsync("SELECT count(*) FROM pg_stat_activity WHERE application_name = @a", ("a", application)))! == 0,
-            Wait.Generous,
+            Bounded.Patient,
             "the end of the terminated backend");
 
         var thrown = await FluentActions.Awaiting(() => queue.CompleteBatchAsync(batch)).Should().ThrowAsync<TransientTransportException>();

@@ -215,7 +215,7 @@ public class LeaseContractTests
         await Task.Delay(500);
         receive.IsCompleted.Should().BeFalse("the receive waits for a message");
         await queue.SendAsync(new byte[] { 1 }, "woken");
-        var message = await receive.WaitAsync(Wait.Generous);
+        var message = await receive.WaitAsync(Bounded.Patient);
         watch.Stop();
         message!.MessageId.Should().Be("woken");
         watch.Elapsed.Should().BeLessThan(poll, "LISTEN/NOTIFY woke the receive, not the poll");
@@ -228,7 +228,7 @@ public class LeaseContractTests
         await using var transport = PostgresServer.CreateTransport(new PostgreSqlTransportOptions { ReceiveWaitTime = TimeSpan.FromSeconds(30) });
         var queue = await transport.CreateQueueAsync(PostgresServer.UniqueName("cancel"));
         using var cancellation = new CancellationTokenSource(TimeSpan.FromMilliseconds(300));
-        var act = () => queue.ReceiveAsync(cancellation.Token).WaitAsync(Wait.Generous);
+        var act = () => queue.ReceiveAsync(cancellation.Token).WaitAsync(Bounded.Patient);
         await act.Should().ThrowAsync<OperationCanceledException>();
     }
 

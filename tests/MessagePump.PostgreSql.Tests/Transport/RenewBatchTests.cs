@@ -40,7 +40,7 @@ public class RenewBatchTests
         var queue = await transport.CreateQueueAsync(PostgresServer.UniqueName("renew_fence"), new PostgreSqlQueueOptions { LockDuration = TimeSpan.FromSeconds(1) });
         await queue.SendBatchAsync([new PostgreSqlMessage(new byte[] { 1 }, "stale"), new PostgreSqlMessage(new byte[] { 2 }, "held")]);
         var first = (await queue.ReceiveBatchAsync(1)).Cast<PostgreSqlLeasedMessage>().Single();
-        await Wait.UntilAsync(async () => (await queue.GetStatisticsAsync()).Visible == 2, TimeSpan.FromSeconds(30), "the first lock to expire");
+        await Bounded.UntilAsync(async () => (await queue.GetStatisticsAsync()).Visible == 2, TimeSpan.FromSeconds(30), "the first lock to expire");
         var again = (await queue.ReceiveBatchAsync(2)).Cast<PostgreSqlLeasedMessage>().ToList();
         var redelivered = again.Single(m => m.MessageId == "stale");
         var held = again.Single(m => m.MessageId == "held");

@@ -37,9 +37,9 @@ public class ServerFailureTests(ITestOutputHelper output)
             .Should().Be(1L, "the transport holds one idle pooled connection");
 
         // Waited for, not slept for: once the server has ended the backend, the pooled connection is dead at any load.
-        await Wait.UntilAsync(
+        await Bounded.UntilAsync(
             async () => (long)(await PostgresServer.ScalarAsync("SELECT count(*) FROM pg_stat_activity WHERE application_name = @a", ("a", application)))! == 0,
-            Wait.Generous,
+            Bounded.Patient,
             "the end of the terminated backend");
 
         var thrown = await FluentActions.Awaiting(() => queue.GetStatisticsAsync()).Should().ThrowAsync<TransientTransportException>();
@@ -71,7 +71,7 @@ public class ServerFailureTests(ITestOutputHelper output)
             scheduler,
             new MessagePumpOptions { MaxInFlight = 4, EmptyReceiveDelay = TimeSpan.FromMilliseconds(100), TransientRetryDelay = TimeSpan.FromMilliseconds(200) });
         await pump.StartAsync();
-        await Wait.UntilAsync(() => Task.FromResult(handled.Count >= 10), Wait.Generous, "10 messages handled before the outage");
+        await Bounded.UntilAsync(() => Task.FromResult(handled.Count >= 10), Bounded.Patient, "10 messages handled before the outage");
 
         proxy.Stop();
         var thrown = await FluentActions.Awaiting(() => queue.GetStatisticsAsync()).Should().ThrowAsync<TransientTransportException>();
@@ -79,7 +79,7 @@ public class ServerFailureTests(ITestOutputHelper output)
         await Task.Delay(TimeSpan.FromSeconds(2));
         proxy.Start();
 
-        await Wait.UntilAsync(async () => (await queue.GetStatisticsAsync()).Pending == 0, Wait.Generous, "the queue to drain after the outage");
+        await Bounded.UntilAsync(async () => (await queue.GetStatisticsAsync()).Pending == 0, Bounded.Patient, "the queue to drain after the outage");
         await pump.StopAsync();
         var stats = pump.GetStatistics();
         output.WriteLine($"pump: {stats}");

@@ -1,4 +1,4 @@
-using PriorityAsync.Tests.Shared;
+using PriorityAsync.QuickStarts;
 
 namespace PriorityAsync.MessagePump.Tests.Docs;
 
@@ -25,7 +25,7 @@ public class DocsTests
     public void Sample_InTheDoc_IsTheCompiledSample(string file, string marker)
     {
         var root = RepositoryRoot.Find();
-        var sample = File.ReadAllLines(Path.Combine(root, "tests", "MessagePump.Tests", "Docs", file));
+        var sample = File.ReadAllLines(Path.Combine(root, "tests", "QuickStart", file));
         var start = Array.FindIndex(sample, l => l.Trim() == $"// <{marker}>") + 1;
         var end = Array.FindIndex(sample, l => l.Trim() == $"// </{marker}>");
         start.Should().BePositive();

@@ -3,7 +3,6 @@ using System.Text.RegularExpressions;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Options;
-using PriorityAsync.Tests.Shared;
 
 namespace PriorityAsync.MessagePump.Tests.Hosting;
 

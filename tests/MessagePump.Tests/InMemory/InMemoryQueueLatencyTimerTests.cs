@@ -1,5 +1,3 @@
-using PriorityAsync.Tests.Support;
-
 namespace PriorityAsync.MessagePump.Tests.InMemory;
 
 /// <summary>

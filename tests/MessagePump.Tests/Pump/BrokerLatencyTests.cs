@@ -1,4 +1,3 @@
-using PriorityAsync.Tests.Shared;
 using Xunit.Abstractions;
 
 namespace PriorityAsync.MessagePump.Tests.Pump;

@@ -146,7 +146,7 @@ public class PumpMetricsAttributesTests
     /// <summary>The rows of the instruments table as <c>name | type | unit</c>.</summary>
     private static List<string> DocumentedInstruments()
     {
-        var doc = File.ReadAllText(Path.Combine(PriorityAsync.Tests.Shared.RepositoryRoot.Find(), "docs", "message-pump.md")).Replace("\r\n", "\n", StringComparison.Ordinal);
+        var doc = File.ReadAllText(Path.Combine(RepositoryRoot.Find(), "docs", "message-pump.md")).Replace("\r\n", "\n", StringComparison.Ordinal);
         var section = doc[doc.IndexOf("\n## Metrics\n", StringComparison.Ordinal)..];
         section = section[..section.IndexOf("\n\n", section.IndexOf("| instrument |", StringComparison.Ordinal), StringComparison.Ordinal)];
         return [.. section.Split('\n')

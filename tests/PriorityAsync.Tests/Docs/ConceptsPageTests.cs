@@ -1,5 +1,3 @@
-using PriorityAsync.Tests.Shared;
-
 namespace PriorityAsync.Tests.Docs;
 
 public class ConceptsPageTests

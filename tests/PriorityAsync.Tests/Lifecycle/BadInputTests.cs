@@ -111,6 +111,6 @@ public class BadInputTests
 
         run.Should().Throw<ArgumentNullException>().Which.ParamName.Should().Be(overload == "Action" ? "action" : "function");
         scheduler.Complete();
-        await Support.Bounded.Within(scheduler.Completion, "the stop (no run outstanding, an infinite shutdown timeout)");
+        await Bounded.Within(scheduler.Completion, "the stop (no run outstanding, an infinite shutdown timeout)");
     }
 }

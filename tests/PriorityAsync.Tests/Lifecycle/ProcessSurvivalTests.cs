@@ -1,5 +1,4 @@
 using System.Diagnostics;
-using PriorityAsync.Tests.Shared;
 
 namespace PriorityAsync.Tests.Lifecycle;
 

@@ -160,7 +160,7 @@ public class PriorityAsyncContextFlowTests
     public void Run_ReturnsWhenTheEntryPointEndsOnAnotherThread()
     {
         var endedOnPool = false;
-        Support.Bounded.OnOwnThread(
+        Bounded.OnOwnThread(
             () => PriorityAsyncContext.Run(async () =>
             {
                 await Task.Delay(10).ConfigureAwait(false);
@@ -175,7 +175,7 @@ public class PriorityAsyncContextFlowTests
     public void Run_WaitsForAnAsyncVoidMethodThatEndsOnAnotherThread()
     {
         var finished = false;
-        Support.Bounded.OnOwnThread(
+        Bounded.OnOwnThread(
             () => PriorityAsyncContext.Run(() =>
             {
                 FireAndForget();
@@ -197,7 +197,7 @@ public class PriorityAsyncContextFlowTests
     {
         var outer = new SynchronizationContext();
         SynchronizationContext? after = null;
-        Support.Bounded.OnOwnThread(
+        Bounded.OnOwnThread(
             () =>
             {
                 SynchronizationContext.SetSynchronizationContext(outer);
@@ -255,7 +255,7 @@ public class PriorityAsyncContextFlowTests
     [Fact]
     public void ARun_DisposesEveryTimerItCreatedOnTheGivenClock()
     {
-        var clock = new Support.TrackingTimeProvider();
+        var clock = new TrackingTimeProvider();
         Bounded.Run(
             async () =>
             {

@@ -1,3 +1,4 @@
+using System.Globalization;
 using PriorityAsync.Tests.Support;
 
 namespace PriorityAsync.Tests.Scheduling;
@@ -180,9 +181,22 @@ public class ReservedCapacityTests
         reserved.Should().Be(own, "the reserved worker keeps the process's priority");
     }
 
+    /// <summary>A thread's Linux nice value and scheduling policy (0 and <c>SCHED_OTHER</c> elsewhere).</summary>
     private readonly record struct ThreadScheduling(int Nice, int Policy)
     {
-        public static ThreadScheduling OfCurrentThread() => new(WorkerThreadPriority.CurrentNice(), WorkerThreadPriority.CurrentPolicy());
+        public static ThreadScheduling OfCurrentThread()
+        {
+            if (!OperatingSystem.IsLinux())
+            {
+                return default;
+            }
+
+            // proc(5): the name (field 2) is in parentheses and may hold spaces, so count from the last ')'; the
+            // fields after it start at field 3. Nice is field 19, the policy field 41.
+            var stat = File.ReadAllText("/proc/thread-self/stat");
+            var fields = stat[(stat.LastIndexOf(')') + 2)..].Split(' ');
+            return new(int.Parse(fields[19 - 3], CultureInfo.InvariantCulture), int.Parse(fields[41 - 3], CultureInfo.InvariantCulture));
+        }
     }
 
     [Theory]

@@ -1,4 +1,3 @@
-using PriorityAsync.Tests.Shared;
 using PriorityAsync.Tests.Support;
 
 namespace PriorityAsync.Tests.Scheduling;
@@ -19,7 +18,7 @@ public class ThreadPoolStarvationTests
         using var leaseRan = new ManualResetEventSlim();
         using var plainDelayRan = new ManualResetEventSlim();
 
-        using (ThreadPoolStarvation.Begin())
+        using (StarvedThreadPool.Begin())
         {
             scheduler.GetLane(LanePriority.Lease).Run(async () =>
             {
@@ -45,7 +44,7 @@ public class ThreadPoolStarvationTests
         await owner.RunAsync(LanePriority.Processing, () => Task.CompletedTask).WaitAsync(Bounded.Generous);
         using var disposed = new ManualResetEventSlim();
 
-        using (ThreadPoolStarvation.Begin())
+        using (StarvedThreadPool.Begin())
         {
             var disposer = new Thread(() =>
             {

@@ -103,7 +103,7 @@ public class RandomStopTests
         var completer = new Thread(() =>
         {
             var r = new Random(seed ^ 0xC0DE);
-            var giveUp = Environment.TickCount64 + (long)(2 * CoreBounded.Generous.TotalMilliseconds);
+            var giveUp = Environment.TickCount64 + (long)(2 * Bounded.Patient.TotalMilliseconds);
             while (Volatile.Read(ref finished) == 0 && Environment.TickCount64 < giveUp)
             {
                 if (pending.TryDequeue(out var tcs))
@@ -128,10 +128,10 @@ public class RandomStopTests
         target.Stop(dispose);
         foreach (var t in posters.Append(timerThread))
         {
-            CoreBounded.Join(t);
+            Bounded.Join(t, Bounded.Patient);
         }
 
-        CoreBounded.Wait(target.Completion, $"Completion of {kind}");
+        Bounded.Wait(target.Completion, $"Completion of {kind}", Bounded.Patient);
 
         // Periodic timers go on firing after the stop, and each firing is rejected: the count rises on the firing thread,
         // the event follows on the pool. Dispose them before comparing events with the count, and compare until both agree
@@ -143,7 +143,7 @@ public class RandomStopTests
 
         long RejectedEvents() => Interlocked.Read(ref rejectedByKind[0]) + Interlocked.Read(ref rejectedByKind[1]) + Interlocked.Read(ref rejectedByKind[2]) + Interlocked.Read(ref rejectedByKind[3]);
 
-        CoreBounded.Wait(
+        Bounded.Wait(
             Task.Run(async () =>
             {
                 while (Volatile.Read(ref counters.RanInLane) + Volatile.Read(ref counters.RanRejected) < Volatile.Read(ref counters.Posted)
@@ -158,10 +158,11 @@ public class RandomStopTests
                     await Task.Delay(5);
                 }
             }),
-            $"every callback, await and rejection of {kind} (posted {counters.Posted}, ran {counters.RanInLane}+{counters.RanRejected}, runs {counters.RunsStarted}, finallies {counters.Finallies}, rejected events {RejectedEvents()} of {scheduler.RejectedWorkCount} counted)");
+            $"every callback, await and rejection of {kind} (posted {counters.Posted}, ran {counters.RanInLane}+{counters.RanRejected}, runs {counters.RunsStarted}, finallies {counters.Finallies}, rejected events {RejectedEvents()} of {scheduler.RejectedWorkCount} counted)",
+            Bounded.Patient);
 
         Volatile.Write(ref finished, 1);
-        CoreBounded.Join(completer);
+        Bounded.Join(completer, Bounded.Patient);
 
         Action startAfterStop = () => scheduler.Lanes[0].Run(() => { });
         startAfterStop.Should().Throw<Exception>().Which.Should().Match(e => e is ObjectDisposedException || e.GetType() == typeof(InvalidOperationException), "lane.Run after the stop fails with the documented types, unwrapped");

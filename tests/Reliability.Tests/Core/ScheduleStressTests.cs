@@ -55,12 +55,12 @@ public class ScheduleStressTests
         go.Set();
         foreach (var thread in threads)
         {
-            CoreBounded.Join(thread);
+            Bounded.Join(thread, Bounded.Patient);
         }
 
         failures.Should().BeEmpty();
         var count = perPoster * Posters;
-        var deadline = DateTime.UtcNow + CoreBounded.Generous;
+        var deadline = DateTime.UtcNow + Bounded.Patient;
         while (log.RanCount < count && DateTime.UtcNow < deadline)
         {
             Thread.Sleep(5);

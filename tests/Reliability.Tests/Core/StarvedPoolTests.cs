@@ -19,7 +19,7 @@ public class StarvedPoolTests
         var renewals = 0;
         using var enoughRenewals = new ManualResetEventSlim();
         using var stop = new CancellationTokenSource();
-        using (PriorityAsync.Tests.Shared.ThreadPoolStarvation.Begin())
+        using (StarvedThreadPool.Begin())
         {
             var lease = scheduler.GetLane(LanePriority.Lease);
             using var periodic = scheduler.TimeProvider.CreateTimer(
@@ -41,12 +41,12 @@ public class StarvedPoolTests
                 }
             });
 
-            CoreBounded.Wait(enoughRenewals.WaitHandle, "20 lease-lane timer firings on a starved pool");
+            Bounded.Wait(enoughRenewals.WaitHandle, "20 lease-lane timer firings on a starved pool", Bounded.Patient);
             stop.Cancel();
             periodic.Dispose();
 
-            CoreBounded.Wait(Task.Factory.StartNew(scheduler.Dispose, CancellationToken.None, TaskCreationOptions.LongRunning, TaskScheduler.Default), "Dispose of the dedicated scheduler on a starved pool");
-            CoreBounded.Wait(Task.Factory.StartNew(thread.Dispose, CancellationToken.None, TaskCreationOptions.LongRunning, TaskScheduler.Default), "Dispose of the context thread on a starved pool");
+            Bounded.Wait(Task.Factory.StartNew(scheduler.Dispose, CancellationToken.None, TaskCreationOptions.LongRunning, TaskScheduler.Default), "Dispose of the dedicated scheduler on a starved pool", Bounded.Patient);
+            Bounded.Wait(Task.Factory.StartNew(thread.Dispose, CancellationToken.None, TaskCreationOptions.LongRunning, TaskScheduler.Default), "Dispose of the context thread on a starved pool", Bounded.Patient);
             scheduler.Completion.IsCompleted.Should().BeTrue();
             thread.Completion.IsCompleted.Should().BeTrue();
         }

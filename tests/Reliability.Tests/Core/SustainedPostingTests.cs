@@ -49,7 +49,7 @@ public class SustainedPostingTests
         }
 
         // Posting is under way (measured, not slept for) before the stop.
-        SpinWait.SpinUntil(() => Volatile.Read(ref ran) >= MaxQueued, CoreBounded.Generous).Should().BeTrue("{0} runs what is posted", kind);
+        SpinWait.SpinUntil(() => Volatile.Read(ref ran) >= MaxQueued, Bounded.Patient).Should().BeTrue("{0} runs what is posted", kind);
         target.Stop(dispose: false);
         long postedWhenStopped;
         try
@@ -58,9 +58,9 @@ public class SustainedPostingTests
             // MaxQueued no-op items queued when it closes; never for the posters, which go on. Nothing in that depends on
             // the machine's speed beyond running 4 000 empty callbacks, so the generous bound (60 s) only turns a stop
             // that waits for the posters (the defect) into a failure instead of a hang.
-            CoreBounded.Wait(target.Completion, $"the stop of {kind} while posters never pause");
+            Bounded.Wait(target.Completion, $"the stop of {kind} while posters never pause", Bounded.Patient);
             postedWhenStopped = Volatile.Read(ref posted);
-            SpinWait.SpinUntil(() => Volatile.Read(ref posted) > postedWhenStopped, CoreBounded.Generous)
+            SpinWait.SpinUntil(() => Volatile.Read(ref posted) > postedWhenStopped, Bounded.Patient)
                 .Should().BeTrue("the posters were still posting after {0} stopped: the stop did not wait for them", kind);
         }
         finally
@@ -68,12 +68,12 @@ public class SustainedPostingTests
             Volatile.Write(ref running, 0);
             foreach (var poster in posters)
             {
-                CoreBounded.Join(poster);
+                Bounded.Join(poster, Bounded.Patient);
             }
         }
 
         // Every item ran exactly once: in its lane before the close, or on the thread pool after it (counted there).
-        SpinWait.SpinUntil(() => Volatile.Read(ref ran) == Volatile.Read(ref posted), CoreBounded.Generous)
+        SpinWait.SpinUntil(() => Volatile.Read(ref ran) == Volatile.Read(ref posted), Bounded.Patient)
             .Should().BeTrue("each of the {0} posted items runs once ({1} ran)", Volatile.Read(ref posted), Volatile.Read(ref ran));
         Volatile.Read(ref ran).Should().Be(Volatile.Read(ref posted));
         scheduler.RejectedWorkCount.Should().BeGreaterThan(0, "posts after the stop are late work");

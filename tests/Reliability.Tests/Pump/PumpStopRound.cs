@@ -1,5 +1,4 @@
 using PriorityAsync.MessagePump;
-using PriorityAsync.MessagePump.Tests.Pump;
 using PriorityAsync.Reliability.Tests.Swarm;
 
 namespace PriorityAsync.Reliability.Tests.Pump;

@@ -1,6 +1,5 @@
 using System.Collections.Concurrent;
 using System.Text.RegularExpressions;
-using PriorityAsync.MessagePump.Tests;
 
 namespace PriorityAsync.Reliability.Tests.Swarm;
 

@@ -1,3 +1,4 @@
+using LeaseSimulation.Messages;
 using PriorityAsync.MessagePump;
 
 namespace LeaseSimulation.Brokers.ServiceBus;
@@ -39,6 +40,24 @@ public sealed class LedgerMessageSource : IMessageSource
         return [.. messages.Select(Wrap)];
     }
 
-    private LedgerLeasedMessage Wrap(ILeasedMessage message) =>
-        new(message, _ledger.OnDelivered(message.MessageId, message.DeliveryCount), _ledger);
+    private ReportingLeasedMessage Wrap(ILeasedMessage message) =>
+        new(message, _ledger.OnDelivered(message.MessageId, message.DeliveryCount), ReportToLedger);
+
+    private void ReportToLedger(ReportingLeasedMessage message, LeaseEvent leaseEvent)
+    {
+        if (leaseEvent == LeaseEvent.Renewed)
+        {
+            _ledger.OnRenewed(message.MessageId);
+            return;
+        }
+
+        // A lost renewal ends the delivery as a lost lock, as a lost settlement does; a dead letter counts as an abandon.
+        var outcome = leaseEvent switch
+        {
+            LeaseEvent.Completed => DeliveryOutcome.Completed,
+            LeaseEvent.Abandoned or LeaseEvent.DeadLettered => DeliveryOutcome.Abandoned,
+            _ => DeliveryOutcome.LockLost,
+        };
+        _ledger.OnSettled(message.MessageId, message.DeliveryCount, outcome);
+    }
 }

@@ -1,3 +1,4 @@
+using LeaseSimulation.Messages;
 using LeaseSimulation.Running;
 using PriorityAsync;
 using PriorityAsync.MessagePump;
@@ -35,7 +36,7 @@ public static class ServiceBusPumpConsumer
             new LedgerMessageSource(source, queue.Ledger),
             async (context, cancellationToken) =>
             {
-                var message = (LedgerLeasedMessage)context.Message;
+                var message = (ReportingLeasedMessage)context.Message;
                 queue.Ledger.OnHandlerStarted(message.MessageId);
                 if (!await SeedHandler.ProcessAsync(run, message.Simulated, context.TimeProvider, cancellationToken))
                 {

@@ -1,3 +1,4 @@
+using LeaseSimulation.Messages;
 using LeaseSimulation.Running;
 using PriorityAsync.MessagePump;
 
@@ -53,6 +54,20 @@ public sealed class TrackedMessageSource : IMessageSource
         var leased = await _inner.ReceiveAsync(cancellationToken)
             ?? throw new InvalidOperationException($"The broker queue ran out before message {simulated.Id}; it must hold every message of the run.");
         _run.Tracker.OnReceived(simulated);
-        return new TrackedLeasedMessage(leased, simulated, _run.Tracker);
+        return new ReportingLeasedMessage(leased, simulated, ReportToTracker);
+    }
+
+    private void ReportToTracker(ReportingLeasedMessage message, LeaseEvent leaseEvent)
+    {
+        switch (leaseEvent)
+        {
+            case LeaseEvent.Renewed:
+            case LeaseEvent.RenewalLost:
+                _run.Tracker.RecordBrokerRenewal(message.Simulated, renewed: leaseEvent == LeaseEvent.Renewed);
+                break;
+            default:
+                _run.Tracker.RecordBrokerOutcome(message.Simulated, leaseEvent == LeaseEvent.Completed ? MessageStatus.Done : MessageStatus.Lost);
+                break;
+        }
     }
 }

@@ -1,0 +1,113 @@
+namespace PriorityAsync;
+
+public abstract partial class PriorityScheduler
+{
+    /// <summary>The <c>rank</c> passed to <see cref="OnWorkAvailable"/> when no particular lane got work.</summary>
+    private protected const int AnyLane = -1;
+
+    /// <summary>The lane mask that allows every lane.</summary>
+    private protected const int AllLanes = LaneQueues.AllLanes;
+
+    private bool NeedsEnqueueTimestamp => _queues.HasStarvationBounds || PriorityAsyncMetrics.WaitDuration.Enabled;
+
+    /// <summary>
+    /// Queues a task, continuation or callback into <paramref name="lane"/>. Never throws: this is how the runtime
+    /// delivers continuations, so work that arrives after the scheduler stopped is rejected (see <see cref="RejectedWork"/>).
+    /// Takes no lock: the item goes into the lane's lock-free queue, then the derived scheduler wakes a worker if none
+    /// is awake to find it.
+    /// </summary>
+    internal void Enqueue(Lane lane, object callback, object? state)
+    {
+        if (!AcceptsQueuedWork && !AcceptsOwnWorkWhileClosing)
+        {
+            Reject(lane, new LaneWorkItem(callback, state, LaneWorkItem.NoTimestamp));
+            return;
+        }
+
+        var timestamp = NeedsEnqueueTimestamp ? _clock.GetTimestamp() : LaneWorkItem.NoTimestamp;
+        var rank = lane.Priority.Rank;
+        _queues.Add(rank, new LaneWorkItem(callback, state, timestamp));
+        if (HasFinished)
+        {
+            // The scheduler finished while the item landed: no worker is left to run it. The finisher and this thread
+            // both rescue what they find (each item is taken once), so it is rejected rather than stranded.
+            RejectStragglers();
+            return;
+        }
+
+        OnWorkAvailable(rank);
+    }
+
+    /// <summary>
+    /// Called, without the lock, after an item was queued into the lane of rank <paramref name="rank"/>, or with
+    /// <see cref="AnyLane"/> after the scheduler's state changed (an operation completed): wake a worker if needed.
+    /// </summary>
+    private protected abstract void OnWorkAvailable(int rank);
+
+    /// <summary>Takes the next item of any lane by the dispatch rule for <paramref name="worker"/>. Lock-free; safe from several workers at once.</summary>
+    private protected bool TryDequeue(SchedulerWorker worker, out LaneWorkItem item, out Lane lane) => TryDequeue(worker, AllLanes, out item, out lane);
+
+    /// <summary>
+    /// Takes the next item of the lanes in <paramref name="allowedLanes"/> by the dispatch rule. Lock-free. The
+    /// dispatch is counted for <paramref name="worker"/> (not at all without one: a rejected straggler).
+    /// </summary>
+    private protected bool TryDequeue(SchedulerWorker? worker, int allowedLanes, out LaneWorkItem item, out Lane lane)
+    {
+        if (!_queues.TryTake(allowedLanes, out item, out var rank))
+        {
+            lane = null!;
+            return false;
+        }
+
+        lane = _lanes[rank];
+        worker?.CountDispatched(rank);
+        return true;
+    }
+
+    /// <summary>Reports an exception thrown by a posted callback (not a task) that ran in <paramref name="lane"/>.</summary>
+    private protected abstract void OnCallbackException(Lane lane, Exception exception);
+
+    /// <summary>
+    /// Runs one dequeued item on the calling worker thread in its lane, with the lane's synchronization context
+    /// current. The context is left installed afterwards; callers restore it with <see cref="SchedulerWorker.LeaveLaneContext"/>.
+    /// </summary>
+    private protected void Execute(SchedulerWorker worker, Lane lane, in LaneWorkItem item)
+    {
+        worker.CurrentLane = lane;
+        worker.EnterLaneContext(lane);
+        var alarms = worker.HasSliceAlarms;
+        var timed = alarms || PriorityAsyncMetrics.SliceDuration.Enabled || PriorityAsyncMetrics.WaitDuration.Enabled;
+        var start = timed ? _clock.GetTimestamp() : 0;
+        if (timed && item.EnqueuedAt != LaneWorkItem.NoTimestamp && PriorityAsyncMetrics.WaitDuration.Enabled)
+        {
+            PriorityAsyncMetrics.WaitDuration.Record(_clock.GetElapsedTime(item.EnqueuedAt, start).TotalSeconds, PriorityAsyncMetrics.Tags(lane));
+        }
+
+        if (alarms)
+        {
+            worker.BeginSlice(start);
+        }
+
+        try
+        {
+            item.Invoke(lane);
+        }
+        catch (Exception ex)
+        {
+            OnCallbackException(lane, ex);
+        }
+        finally
+        {
+            var stallCounted = alarms && worker.EndSlice();
+            if (timed)
+            {
+                EndTimedSlice(lane, _clock.GetElapsedTime(start), stallCounted);
+            }
+
+            // The lane's context stays installed for the next item (see SchedulerWorker.EnterLaneContext); the loops
+            // restore the thread's own before they wait, advance virtual time or exit. In between, dequeuing runs no
+            // user code but the clock's GetTimestamp (with starvation bounds) and metric listeners.
+            worker.CurrentLane = null;
+        }
+    }
+}
