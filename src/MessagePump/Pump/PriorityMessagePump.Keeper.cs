@@ -137,10 +137,31 @@ public sealed partial class PriorityMessagePump
         }
 
         var wait = remaining - Math.Min(remaining / 2, MaxDefaultRenewalBuffer.Ticks);
+        if (remaining - wait <= _renewRoundTrips.WorstRequestLeg.Ticks)
+        {
+            return hedge; // the hedge could not reach the broker before the known expiry: no use sending it
+        }
+
         context.RenewDueTicks = nowTicks + wait;
         context.RenewEarliestTicks = context.RenewDueTicks;
         _schedule.Add(context);
         return hedge;
+    }
+
+    /// <summary>
+    /// A renew call sent at <paramref name="sent"/> failed transiently (or was answered wrongly) and goes on under the
+    /// retry rule, which owns the lease until it ends: its hedged renewal, if still scheduled, is dropped. A lease
+    /// scheduled by another renewal's answer keeps that schedule.
+    /// </summary>
+    private void DropHedge(MessageContext context, long sent)
+    {
+        lock (_gate)
+        {
+            if (context.RenewalsInFlight == 1 && context.LastRenewalSent == sent)
+            {
+                _schedule.Remove(context);
+            }
+        }
     }
 
     /// <summary>
@@ -168,15 +189,27 @@ public sealed partial class PriorityMessagePump
     /// </summary>
     private void RenewalLost(MessageContext context, Exception? failure, long sent)
     {
+        TaskCompletionSource? wake = null;
+        var stale = false;
         lock (_gate)
         {
             context.RenewalsInFlight--;
             if (context.LastRenewalSent > sent && context.Message.LockedUntil > TimeProvider.GetUtcNow())
             {
-                return;
+                // Stale: the newer renewal decides. Had it answered already, it scheduled the lease; make sure it is.
+                wake = context.RenewalsInFlight == 0 ? ScheduleLocked(context) : null;
+                stale = true;
             }
+            else
+            {
+                _schedule.Remove(context);
+            }
+        }
 
-            _schedule.Remove(context);
+        if (stale)
+        {
+            wake?.TrySetResult();
+            return;
         }
 
         OnLeaseLost(context, failure, "renew", byLeaseKeeper: true);

@@ -40,7 +40,7 @@ public sealed partial class PriorityMessagePump
                 token.ThrowIfCancellationRequested(); // the pump has stopped: nothing is in flight any more
                 if (failure is null)
                 {
-                    ApplyRenewals(due, outcomes, slack, TimeProvider.GetElapsedTime(sent), firstSent);
+                    ApplyRenewals(due, outcomes, slack, now, TimeProvider.GetElapsedTime(sent), firstSent);
                     return;
                 }
 
@@ -65,6 +65,7 @@ public sealed partial class PriorityMessagePump
         var kept = new List<MessageContext>(due.Length);
         foreach (var context in due)
         {
+            DropHedge(context, firstSent);
             if (!context.IsRenewable)
             {
                 continue;
@@ -93,7 +94,7 @@ public sealed partial class PriorityMessagePump
     }
 
     /// <summary>Applies the answer of a batch call; an answer of the wrong length is reported and each lease renewed alone.</summary>
-    private void ApplyRenewals(MessageContext[] due, IReadOnlyList<LeaseRenewal>? outcomes, TimeSpan[] slack, TimeSpan roundTrip, long firstSent)
+    private void ApplyRenewals(MessageContext[] due, IReadOnlyList<LeaseRenewal>? outcomes, TimeSpan[] slack, DateTimeOffset sentAt, TimeSpan roundTrip, long firstSent)
     {
         if (outcomes is null || outcomes.Count != due.Length)
         {
@@ -106,7 +107,16 @@ public sealed partial class PriorityMessagePump
             return;
         }
 
-        _renewRoundTrips.Record(roundTrip);
+        var requestLeg = TimeSpan.Zero;
+        foreach (var outcome in outcomes)
+        {
+            if (outcome.Failure is null && RequestLeg(outcome.LockedUntil, sentAt, roundTrip) is var leg && leg > requestLeg)
+            {
+                requestLeg = leg;
+            }
+        }
+
+        _renewRoundTrips.Record(roundTrip, requestLeg);
         for (var i = 0; i < due.Length; i++)
         {
             ApplyRenewal(due[i], outcomes[i], i, slack[i], roundTrip, firstSent);
@@ -152,6 +162,17 @@ public sealed partial class PriorityMessagePump
         }
     }
 
+    /// <summary>
+    /// How long a renewal sent at <paramref name="sentAt"/> and answered with <paramref name="lockedUntil"/> took to reach
+    /// the broker, which extends the lock by its duration from the moment it handles the renewal: known when the source
+    /// knows its <see cref="IMessageSource.LockDuration"/> (a broker clock ahead of ours makes it look longer), otherwise
+    /// taken as the whole round trip.
+    /// </summary>
+    private TimeSpan RequestLeg(DateTimeOffset lockedUntil, DateTimeOffset sentAt, TimeSpan roundTrip) =>
+        _source.LockDuration is { } lockDuration
+            ? TimeSpan.FromTicks(Math.Clamp((lockedUntil - lockDuration - sentAt).Ticks, 0, Math.Max(0, roundTrip.Ticks)))
+            : roundTrip;
+
     /// <summary>Reports a batch renewal that broke its contract (log event 34).</summary>
     private InvalidOperationException ReportBrokenRenewal(string message, Exception? inner = null)
     {
@@ -168,6 +189,7 @@ public sealed partial class PriorityMessagePump
     private async Task RenewAloneAsync(MessageContext context, Exception? transient, long firstSent)
     {
         var token = _keeperStop.Token;
+        DropHedge(context, firstSent);
         try
         {
             if (transient is not null && context.IsRenewable && await RetryDelayAsync(context, transient, "renew", token) is not true)
@@ -197,13 +219,14 @@ public sealed partial class PriorityMessagePump
                 return false; // settled (or the pump stopped renewing it) while a retry waited
             }
 
-            var slack = context.Message.LockedUntil - TimeProvider.GetUtcNow();
+            var sentAt = TimeProvider.GetUtcNow();
+            var slack = context.Message.LockedUntil - sentAt;
             var sent = TimeProvider.GetTimestamp();
             try
             {
-                await context.Message.RenewLockAsync(token);
+                var lockedUntil = await context.Message.RenewLockAsync(token);
                 var roundTrip = TimeProvider.GetElapsedTime(sent);
-                _renewRoundTrips.Record(roundTrip);
+                _renewRoundTrips.Record(roundTrip, RequestLeg(lockedUntil, sentAt, roundTrip));
                 _events.Renewed(context, slack, roundTrip);
                 return true;
             }
@@ -218,6 +241,7 @@ public sealed partial class PriorityMessagePump
             }
             catch (Exception ex)
             {
+                DropHedge(context, firstSent);
                 if (await RetryDelayAsync(context, ex, "renew", token) is not true)
                 {
                     RenewalLost(context, ex, firstSent);
