@@ -158,7 +158,7 @@ public sealed partial class PriorityMessagePump
 
         wakeKeeper?.TrySetResult();
         _events.Received(message);
-        _ = ProcessingLane.Run(() => ProcessAsync(context));
+        context.StartProcessing(ProcessingLane);
     }
 
     /// <summary>

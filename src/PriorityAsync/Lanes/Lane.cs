@@ -12,7 +12,7 @@ namespace PriorityAsync;
 /// operation completes, usually on the .NET thread pool. Use <see cref="PriorityScheduler.YieldTo(LanePriority)"/> to
 /// come back.
 /// </remarks>
-public sealed class Lane
+public sealed partial class Lane
 {
     private readonly LaneSynchronizationContext _synchronizationContext;
     private readonly LaneTaskScheduler _taskScheduler;

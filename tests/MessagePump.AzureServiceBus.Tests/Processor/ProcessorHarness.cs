@@ -3,7 +3,6 @@ using System.Text;
 using Azure.Messaging.ServiceBus;
 using PriorityAsync.MessagePump.AzureServiceBus.Testing;
 using PriorityAsync.MessagePump.AzureServiceBus.Tests.Support;
-using PriorityAsync.MessagePump.PostgreSql.Tests.Support;
 
 namespace PriorityAsync.MessagePump.AzureServiceBus.Tests.Processor;
 

@@ -14,11 +14,11 @@ public class CompletionBatcherTests
     public async Task TheFirstCompletionGoesAlone_TheNextWaitForItsAnswer_AndGoTogether_UpToTheLimit()
     {
         var (source, batcher, contexts, broken) = Create(maxBatchSize: 2, "a", "b", "c", "d", "e");
-        var a = batcher.CompleteAsync(contexts[0]);
+        var a = batcher.CompleteAsync(contexts[0]).AsTask();
         source.Calls.Should().ContainSingle().Which.Ids.Should().Equal("a");
-        var b = batcher.CompleteAsync(contexts[1]);
-        var c = batcher.CompleteAsync(contexts[2]);
-        var d = batcher.CompleteAsync(contexts[3]);
+        var b = batcher.CompleteAsync(contexts[1]).AsTask();
+        var c = batcher.CompleteAsync(contexts[2]).AsTask();
+        var d = batcher.CompleteAsync(contexts[3]).AsTask();
         source.Calls.Should().HaveCount(1, "the others wait for the call under way");
 
         source.Calls[0].Answer.SetResult([null]);
@@ -39,7 +39,7 @@ public class CompletionBatcherTests
             "ManualBatches.CompleteBatchAsync returned 0 outcomes for 1 messages; it must return one per message, in order.");
         broken.Should().ContainSingle().Which.Should().BeSameAs(wrongCount);
 
-        var e = batcher.CompleteAsync(contexts[4]);
+        var e = batcher.CompleteAsync(contexts[4]).AsTask();
         await Eventually(() => source.Calls.Count == 4);
         source.Calls[3].Ids.Should().Equal("e");
         source.Calls[3].Answer.SetResult(null!);
@@ -51,9 +51,9 @@ public class CompletionBatcherTests
     public async Task ACallFailingAsAWhole_FailsEachOfItsCompletions()
     {
         var (source, batcher, contexts, broken) = Create(maxBatchSize: 10, "a", "b", "c");
-        var a = batcher.CompleteAsync(contexts[0]);
-        var b = batcher.CompleteAsync(contexts[1]);
-        var c = batcher.CompleteAsync(contexts[2]);
+        var a = batcher.CompleteAsync(contexts[0]).AsTask();
+        var b = batcher.CompleteAsync(contexts[1]).AsTask();
+        var c = batcher.CompleteAsync(contexts[2]).AsTask();
         source.Calls[0].Answer.SetResult([null]);
         await Eventually(() => source.Calls.Count == 2);
 
@@ -70,9 +70,9 @@ public class CompletionBatcherTests
     public async Task AnAbortedCompletion_EndsAtOnce_AndIsNotSent()
     {
         var (source, batcher, contexts, _) = Create(maxBatchSize: 10, "a", "b", "c");
-        var a = batcher.CompleteAsync(contexts[0]);
-        var b = batcher.CompleteAsync(contexts[1]);
-        var c = batcher.CompleteAsync(contexts[2]);
+        var a = batcher.CompleteAsync(contexts[0]).AsTask();
+        var b = batcher.CompleteAsync(contexts[1]).AsTask();
+        var c = batcher.CompleteAsync(contexts[2]).AsTask();
 
         contexts[1].AbortSettlement();
 
@@ -90,9 +90,9 @@ public class CompletionBatcherTests
     public async Task ACallUnderWay_IsCanceled_OnlyOnceEveryCompletionItCarriesWasAborted()
     {
         var (source, batcher, contexts, _) = Create(maxBatchSize: 10, "a", "b", "c");
-        _ = batcher.CompleteAsync(contexts[0]);
-        var b = batcher.CompleteAsync(contexts[1]);
-        var c = batcher.CompleteAsync(contexts[2]);
+        _ = batcher.CompleteAsync(contexts[0]).AsTask();
+        var b = batcher.CompleteAsync(contexts[1]).AsTask();
+        var c = batcher.CompleteAsync(contexts[2]).AsTask();
         source.Calls[0].Answer.SetResult([null]);
         await Eventually(() => source.Calls.Count == 2);
         var call = source.Calls[1];
@@ -107,6 +107,37 @@ public class CompletionBatcherTests
         call.Token.IsCancellationRequested.Should().BeTrue("nobody waits for this call any more");
         call.Answer.SetResult([null, null]); // a late answer changes no outcome
         (await c).Should().BeAssignableTo<OperationCanceledException>();
+    }
+
+    [Fact]
+    public async Task CompletionsAreReused_AndAnAbortOfAnEarlierMessage_TouchesNoLaterOne()
+    {
+        var (source, batcher, contexts, _) = Create(maxBatchSize: 10, "a", "b", "c", "d");
+        var a = batcher.CompleteAsync(contexts[0]).AsTask();
+        source.Calls[0].Answer.SetResult([null]);
+        (await a.WaitAsync(Bound)).Should().BeNull();
+
+        // b's completion may be a's, reused: a's abort, after a's outcome, must not reach it.
+        var b = batcher.CompleteAsync(contexts[1]).AsTask();
+        await Eventually(() => source.Calls.Count == 2);
+        contexts[0].AbortSettlement();
+        b.IsCompleted.Should().BeFalse("the abort was about a, whose completion had ended");
+        source.Calls[1].Token.IsCancellationRequested.Should().BeFalse();
+        source.Calls[1].Answer.SetResult([null]);
+        (await b.WaitAsync(Bound)).Should().BeNull();
+
+        // A call canceled because all its completions were aborted: the next call gets a fresh, live token.
+        var c = batcher.CompleteAsync(contexts[2]).AsTask();
+        await Eventually(() => source.Calls.Count == 3);
+        contexts[2].AbortSettlement();
+        (await c.WaitAsync(Bound)).Should().BeAssignableTo<OperationCanceledException>();
+        source.Calls[2].Token.IsCancellationRequested.Should().BeTrue();
+        source.Calls[2].Answer.SetResult([null]);
+        var d = batcher.CompleteAsync(contexts[3]).AsTask();
+        await Eventually(() => source.Calls.Count == 4);
+        source.Calls[3].Token.IsCancellationRequested.Should().BeFalse("a canceled source is never reused");
+        source.Calls[3].Answer.SetResult([null]);
+        (await d.WaitAsync(Bound)).Should().BeNull();
     }
 
     private static (ManualBatches Source, CompletionBatcher Batcher, MessageContext[] Contexts, List<Exception> Broken) Create(int maxBatchSize, params string[] ids)
