@@ -36,41 +36,25 @@ internal sealed class RenewRoundTrips
     }
 
     /// <summary>Gets the worst round trip of the window, or zero before the first.</summary>
-    public TimeSpan Worst
-    {
-        get
-        {
-            lock (_gate)
-            {
-                var worst = 0L;
-                for (var i = 0; i < _count; i++)
-                {
-                    worst = Math.Max(worst, _ticks[i]);
-                }
-
-                return TimeSpan.FromTicks(worst);
-            }
-        }
-    }
+    public TimeSpan Worst => WorstOf(_ticks);
 
     /// <summary>Gets the worst time a renewal of the window took to reach the broker, or zero before the first.</summary>
-    public TimeSpan WorstRequestLeg
-    {
-        get
-        {
-            lock (_gate)
-            {
-                var worst = 0L;
-                for (var i = 0; i < _count; i++)
-                {
-                    worst = Math.Max(worst, _requestTicks[i]);
-                }
-
-                return TimeSpan.FromTicks(worst);
-            }
-        }
-    }
+    public TimeSpan WorstRequestLeg => WorstOf(_requestTicks);
 
     /// <summary>Gets the lock time a renewal must start with to finish in time: <see cref="SafetyFactor"/> × <see cref="Worst"/>.</summary>
     public TimeSpan RequiredSlack => TimeSpan.FromTicks(Worst.Ticks * SafetyFactor);
+
+    private TimeSpan WorstOf(long[] ticks)
+    {
+        lock (_gate)
+        {
+            var worst = 0L;
+            for (var i = 0; i < _count; i++)
+            {
+                worst = Math.Max(worst, ticks[i]);
+            }
+
+            return TimeSpan.FromTicks(worst);
+        }
+    }
 }
