@@ -153,26 +153,6 @@ public sealed partial class PriorityMessagePump
         }
     }
 
-    /// <summary>Whether another renewal of <paramref name="context"/> is under way or was sent after the one sent at <paramref name="sent"/>.</summary>
-    private bool HasSiblingRenewal(MessageContext context, long sent)
-    {
-        lock (_gate)
-        {
-            return context.RenewalsInFlight > 1 || context.LastRenewalSent > sent;
-        }
-    }
-
-    /// <summary>
-    /// How long a renewal sent at <paramref name="sentAt"/> and answered with <paramref name="lockedUntil"/> took to reach
-    /// the broker, which extends the lock by its duration from the moment it handles the renewal: known when the source
-    /// knows its <see cref="IMessageSource.LockDuration"/> (a broker clock ahead of ours makes it look longer), otherwise
-    /// taken as the whole round trip.
-    /// </summary>
-    private TimeSpan RequestLeg(DateTimeOffset lockedUntil, DateTimeOffset sentAt, TimeSpan roundTrip) =>
-        _source.LockDuration is { } lockDuration
-            ? TimeSpan.FromTicks(Math.Clamp((lockedUntil - lockDuration - sentAt).Ticks, 0, Math.Max(0, roundTrip.Ticks)))
-            : roundTrip;
-
     /// <summary>Reports a batch renewal that broke its contract (log event 34).</summary>
     private InvalidOperationException ReportBrokenRenewal(string message, Exception? inner = null)
     {
