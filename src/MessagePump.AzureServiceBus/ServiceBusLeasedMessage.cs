@@ -103,8 +103,14 @@ public sealed class ServiceBusLeasedMessage : ILeasedMessage
 #pragma warning restore MA0027
         }
 
+        // The pump may hedge a renewal: answers can cross, and an older one must not shorten the known expiry.
         var lockedUntil = Message.LockedUntil;
-        Volatile.Write(ref _lockedUntilTicks, lockedUntil.UtcTicks);
+        var known = Volatile.Read(ref _lockedUntilTicks);
+        while (lockedUntil.UtcTicks > known && Interlocked.CompareExchange(ref _lockedUntilTicks, lockedUntil.UtcTicks, known) is var seen && seen != known)
+        {
+            known = seen;
+        }
+
         return lockedUntil;
     }
 

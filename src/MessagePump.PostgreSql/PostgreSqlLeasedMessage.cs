@@ -152,10 +152,20 @@ public sealed class PostgreSqlLeasedMessage : ILeasedMessage
         command.Parameters.Add(new NpgsqlParameter<Guid>("token", LockToken));
     }
 
+    /// <summary>Records a lock expiry; the latest wins, so an older answer that arrives late (a hedged renewal's sibling) never shortens it.</summary>
     internal void SetLockedUntil(DateTimeOffset server, DateTimeOffset local)
     {
-        Volatile.Write(ref _serverLockedUntilTicks, server.UtcTicks);
-        Volatile.Write(ref _lockedUntilTicks, local.UtcTicks);
+        RaiseTo(ref _serverLockedUntilTicks, server.UtcTicks);
+        RaiseTo(ref _lockedUntilTicks, local.UtcTicks);
+    }
+
+    private static void RaiseTo(ref long ticks, long value)
+    {
+        var known = Volatile.Read(ref ticks);
+        while (value > known && Interlocked.CompareExchange(ref ticks, value, known) is var seen && seen != known)
+        {
+            known = seen;
+        }
     }
 
     /// <summary>

@@ -46,7 +46,13 @@ public class PumpThroughputBenchmarks
     [IterationSetup]
     public void FillQueue()
     {
+#if PUMP_BASELINE
+        // The "before" build of the pump comparison (PumpBeforeAfterBenchmarks): the libraries at 337f420 name the
+        // in-memory broker InMemoryLeaseBroker.
+        var broker = new InMemoryLeaseBroker();
+#else
         var broker = new InMemoryTransport();
+#endif
         _queue = broker.CreateQueue($"bench-{++_queueNumber}");
         for (var i = 0; i < MessagesPerIteration; i++)
         {

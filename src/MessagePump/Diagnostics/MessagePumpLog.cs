@@ -55,4 +55,7 @@ internal static partial class MessagePumpLog
 
     [LoggerMessage(34, LogLevel.Error, "Message pump {Pump}: the transport's batch renewal broke its contract; the leases it answered wrongly are renewed alone.")]
     public static partial void BatchRenewalBroken(ILogger logger, Exception exception, string pump);
+
+    [LoggerMessage(35, LogLevel.Debug, "Message pump {Pump} sent {Count} hedged renewals: their earlier renewals are still unanswered at the time the rule renews the lease.")]
+    public static partial void RenewalsHedged(ILogger logger, string pump, int count);
 }

@@ -114,6 +114,9 @@ internal sealed class PumpEvents
         MessagePumpLog.Renewed(_logger, _pump, context.Message.MessageId, slack);
     }
 
+    /// <summary>The keeper sent <paramref name="count"/> renewals again while their earlier renewals were unanswered.</summary>
+    public void RenewalsHedged(int count) => MessagePumpLog.RenewalsHedged(_logger, _pump, count);
+
     /// <summary>A renew or settle call failed transiently and is retried after <paramref name="delay"/>.</summary>
     public void TransientFailure(Exception failure, string operation, string messageIds, TimeSpan delay)
     {

@@ -1,5 +1,3 @@
-using System.Diagnostics;
-
 namespace PriorityAsync.MessagePump;
 
 /// <summary>
@@ -10,11 +8,6 @@ namespace PriorityAsync.MessagePump;
 /// </summary>
 public sealed partial class MessageContext : ILaneWorkItem
 {
-    private ExecutionContext? _stepContext; // the execution context the next queued step runs in
-    private ProcessingStep _step;
-    private Task? _awaited;
-    private Action? _resume; // created only when a handler or settlement does not complete at once
-
     /// <summary>The next step of processing.</summary>
     internal enum ProcessingStep
     {
@@ -30,15 +23,6 @@ public sealed partial class MessageContext : ILaneWorkItem
         /// <summary>The settlement's task has completed: finish.</summary>
         Settled,
     }
-
-    /// <summary>Gets or sets the clock's timestamp when the handler started.</summary>
-    internal long ProcessStart { get; set; }
-
-    /// <summary>Gets or sets what the handler threw, or <see langword="null"/>.</summary>
-    internal Exception? ProcessFailure { get; set; }
-
-    /// <summary>Gets or sets the handler's span while it runs.</summary>
-    internal Activity? ProcessSpan { get; set; }
 
     /// <summary>
     /// Queues the handler into <paramref name="lane"/> as tracked work, with this context as the queued item (no

@@ -4,31 +4,6 @@ namespace PriorityAsync.MessagePump;
 
 public sealed partial class MessageContext
 {
-    private readonly CancellationTokenSource _handlerCancellation = new();
-    private TaskCompletionSource? _finished; // created only when someone waits for it (the stop path): see LazyTaskAsync
-    private TaskCompletionSource? _settleEnded;
-    private CancellationTokenSource? _settleAbort; // created only when a settle call needs the token, or at an abort
-    private ISettleAbortListener? _settleAbortListener;
-    private int _isFinished;
-    private int _isSettleEnded;
-    private int _settleAborted;
-    private int _claimed;
-    private int _leaseLost;
-    private int _renewals;
-    private int _renewingStopped;
-
-    /// <summary>Gets or sets the lease due before this one in the pump's <see cref="LeaseSchedule"/>.</summary>
-    internal MessageContext? SchedulePrevious { get; set; }
-
-    /// <summary>Gets or sets the lease due after this one in the pump's <see cref="LeaseSchedule"/>.</summary>
-    internal MessageContext? ScheduleNext { get; set; }
-
-    /// <summary>Gets or sets whether the lease is in the pump's <see cref="LeaseSchedule"/>.</summary>
-    internal bool IsScheduled { get; set; }
-
-    /// <summary>Gets or sets when (UTC ticks) the lease must be renewed at the latest: today's per-message rule.</summary>
-    internal long RenewDueTicks { get; set; }
-
     /// <summary>Gets or sets from when (UTC ticks) the lease may be renewed with others that fall due.</summary>
     internal long RenewEarliestTicks { get; set; }
 

@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using System.Diagnostics.CodeAnalysis;
 
 namespace PriorityAsync.MessagePump;
@@ -11,12 +12,58 @@ namespace PriorityAsync.MessagePump;
 public sealed partial class MessageContext
 {
     private readonly PriorityMessagePump _pump;
+    private readonly CancellationTokenSource _handlerCancellation = new();
+    private TaskCompletionSource? _finished; // created only when someone waits for it (the stop path): see LazyTaskAsync
+    private TaskCompletionSource? _settleEnded;
+    private CancellationTokenSource? _settleAbort; // created only when a settle call needs the token, or at an abort
+    private ISettleAbortListener? _settleAbortListener;
+    private int _isFinished;
+    private int _isSettleEnded;
+    private int _settleAborted;
+    private int _claimed;
+    private int _leaseLost;
+    private int _renewals;
+    private int _renewingStopped;
+    private ExecutionContext? _stepContext; // the execution context the next queued step runs in
+    private ProcessingStep _step;
+    private Task? _awaited;
+    private Action? _resume; // created only when a handler or settlement does not complete at once
 
     internal MessageContext(PriorityMessagePump pump, ILeasedMessage message)
     {
         _pump = pump;
         Message = message;
     }
+
+    /// <summary>Gets or sets the lease due before this one in the pump's <see cref="LeaseSchedule"/>.</summary>
+    internal MessageContext? SchedulePrevious { get; set; }
+
+    /// <summary>Gets or sets the lease due after this one in the pump's <see cref="LeaseSchedule"/>.</summary>
+    internal MessageContext? ScheduleNext { get; set; }
+
+    /// <summary>Gets or sets whether the lease is in the pump's <see cref="LeaseSchedule"/>.</summary>
+    internal bool IsScheduled { get; set; }
+
+    /// <summary>Gets or sets when (UTC ticks) the lease must be renewed at the latest, under the renewal rule (the round-trip floor and the half-lock rule).</summary>
+    internal long RenewDueTicks { get; set; }
+
+    /// <summary>Gets or sets the clock's timestamp when the handler started.</summary>
+    internal long ProcessStart { get; set; }
+
+    /// <summary>Gets or sets what the handler threw, or <see langword="null"/>.</summary>
+    internal Exception? ProcessFailure { get; set; }
+
+    /// <summary>Gets or sets the handler's span while it runs.</summary>
+    internal Activity? ProcessSpan { get; set; }
+
+    /// <summary>
+    /// Gets or sets how many renew calls for this lease are under way (at most
+    /// <see cref="PriorityMessagePump.MaxRenewalsInFlight"/>: the renewal and one hedged renewal). Guarded by the pump's lock.
+    /// </summary>
+    internal int RenewalsInFlight { get; set; }
+
+    /// <summary>Gets or sets when (the pump clock's timestamp) the newest renewal of this lease was sent. Guarded by the pump's lock.</summary>
+    internal long LastRenewalSent { get; set; }
 
     /// <summary>Gets the message.</summary>
     public ILeasedMessage Message { get; }

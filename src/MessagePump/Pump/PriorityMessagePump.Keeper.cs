@@ -8,7 +8,8 @@ public sealed partial class PriorityMessagePump
     /// The pump's one lease keeper, in the lease lane: sleeps until the first lease falls due (by the per-message
     /// rule, see <see cref="RenewalBuffer"/>), then takes every lease whose window has come — up to
     /// <see cref="MessagePumpOptions.MaxBatchSize"/> per call — and renews them with one
-    /// <see cref="IMessageSource.RenewBatchAsync"/>, without waiting for its answer before the next due leases.
+    /// <see cref="IMessageSource.RenewBatchAsync"/>, without waiting for its answer before the next due leases. Each lease
+    /// sent is scheduled again at once for its hedged renewal (see <see cref="BeginRenewalLocked"/>).
     /// </summary>
     private async Task KeepLeasesAsync()
     {
@@ -17,6 +18,8 @@ public sealed partial class PriorityMessagePump
         {
             TaskCompletionSource wake;
             long waitTicks;
+            long sent = 0;
+            var hedged = 0;
             lock (_gate)
             {
                 if (_keeperStopping)
@@ -39,12 +42,22 @@ public sealed partial class PriorityMessagePump
                 {
                     wake = null!;
                     waitTicks = 0;
+                    sent = TimeProvider.GetTimestamp();
+                    foreach (var context in due)
+                    {
+                        hedged += BeginRenewalLocked(context, sent, now) ? 1 : 0;
+                    }
                 }
             }
 
             if (due.Count > 0)
             {
-                _ = RenewDueAsync([.. due]);
+                if (hedged > 0)
+                {
+                    _events.RenewalsHedged(hedged);
+                }
+
+                _ = RenewDueAsync([.. due], sent);
                 due.Clear();
                 continue;
             }
@@ -99,18 +112,6 @@ public sealed partial class PriorityMessagePump
         var wake = _keeperWake;
         _keeperWake = null;
         return wake;
-    }
-
-    /// <summary>Puts a lease back in the schedule after its renewal (see <see cref="ScheduleLocked"/>).</summary>
-    private void Schedule(MessageContext context)
-    {
-        TaskCompletionSource? wake;
-        lock (_gate)
-        {
-            wake = ScheduleLocked(context);
-        }
-
-        wake?.TrySetResult();
     }
 
     /// <summary>Drops a lease from the schedule: the message is finished, or the stop path stopped renewing it.</summary>

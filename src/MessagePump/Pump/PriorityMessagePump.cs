@@ -31,6 +31,9 @@ public sealed partial class PriorityMessagePump : IAsyncDisposable
     /// <summary>The window is at most this fraction of the time from scheduling to the due time (an eighth).</summary>
     private const int RenewalWindowDivisor = 8;
 
+    /// <summary>How many renew calls of one lease may be under way at once: the renewal and one hedged renewal.</summary>
+    internal const int MaxRenewalsInFlight = 2;
+
     private readonly IMessageSource _source;
     private readonly Func<MessageContext, CancellationToken, Task> _handler;
     private readonly MessagePumpOptions _options;

@@ -3,7 +3,8 @@ namespace PriorityAsync.MessagePump;
 /// <summary>
 /// The renew round trips a pump has observed, over a sliding window of the last <see cref="Window"/> calls, and the
 /// lock time a renewal must start with to finish before the lock ends: the worst round trip of the window times
-/// <see cref="SafetyFactor"/>. Thread-safe.
+/// <see cref="SafetyFactor"/>; and, over the same window, the worst time a renewal took to reach the broker (which tells
+/// whether a hedged renewal could still arrive in time). Thread-safe.
 /// </summary>
 internal sealed class RenewRoundTrips
 {
@@ -14,39 +15,46 @@ internal sealed class RenewRoundTrips
     public const int SafetyFactor = 3;
 
     private readonly long[] _ticks = new long[Window];
+    private readonly long[] _requestTicks = new long[Window];
     private readonly Lock _gate = new();
     private int _next;
     private int _count;
 
-    /// <summary>Records one completed renew call.</summary>
-    public void Record(TimeSpan roundTrip)
+    /// <summary>Records one completed renew call whose way to the broker is not known (taken as the whole round trip).</summary>
+    public void Record(TimeSpan roundTrip) => Record(roundTrip, roundTrip);
+
+    /// <summary>Records one completed renew call; <paramref name="requestLeg"/> is how long it took to reach the broker (at most <paramref name="roundTrip"/>).</summary>
+    public void Record(TimeSpan roundTrip, TimeSpan requestLeg)
     {
         lock (_gate)
         {
             _ticks[_next] = Math.Max(0, roundTrip.Ticks);
+            _requestTicks[_next] = Math.Clamp(requestLeg.Ticks, 0, _ticks[_next]);
             _next = (_next + 1) % Window;
             _count = Math.Min(_count + 1, Window);
         }
     }
 
     /// <summary>Gets the worst round trip of the window, or zero before the first.</summary>
-    public TimeSpan Worst
-    {
-        get
-        {
-            lock (_gate)
-            {
-                var worst = 0L;
-                for (var i = 0; i < _count; i++)
-                {
-                    worst = Math.Max(worst, _ticks[i]);
-                }
+    public TimeSpan Worst => WorstOf(_ticks);
 
-                return TimeSpan.FromTicks(worst);
-            }
-        }
-    }
+    /// <summary>Gets the worst time a renewal of the window took to reach the broker, or zero before the first.</summary>
+    public TimeSpan WorstRequestLeg => WorstOf(_requestTicks);
 
     /// <summary>Gets the lock time a renewal must start with to finish in time: <see cref="SafetyFactor"/> × <see cref="Worst"/>.</summary>
     public TimeSpan RequiredSlack => TimeSpan.FromTicks(Worst.Ticks * SafetyFactor);
+
+    private TimeSpan WorstOf(long[] ticks)
+    {
+        lock (_gate)
+        {
+            var worst = 0L;
+            for (var i = 0; i < _count; i++)
+            {
+                worst = Math.Max(worst, ticks[i]);
+            }
+
+            return TimeSpan.FromTicks(worst);
+        }
+    }
 }

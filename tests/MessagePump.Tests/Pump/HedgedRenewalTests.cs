@@ -1,0 +1,114 @@
+namespace PriorityAsync.MessagePump.Tests.Pump;
+
+/// <summary>
+/// Hedged renewals: a 2 s lock whose renew requests reach the broker at once but whose answers take
+/// <c>answerDelay</c> to come back (the Service Bus SDK's answer crossing a starved thread pool). With 2.2 s — longer
+/// than the whole lock — a keeper that waits for each answer before renewing again sends its next renewal after the
+/// lock ended and loses the lease; the hedged renewal, sent when the rule falls due from the last known expiry, keeps
+/// it. With 100 ms answers no renewal is hedged. Virtual time, one thread.
+/// </summary>
+public class HedgedRenewalTests
+{
+    private const int HedgedEvent = 35;
+
+    [Fact]
+    public void AnswersSlowerThanTheLock_HedgedRenewalsKeepTheLease()
+    {
+        var (stats, queue, source, logger) = RunOne(TimeSpan.FromMilliseconds(2200));
+
+        stats.LeasesLost.Should().Be(0, $"renewals sent at (s): {string.Join(", ", source.SentAt)}; log:{Environment.NewLine}{logger}");
+        queue.GetStatistics().Completed.Should().Be(1);
+        logger.Entries.Should().Contain(e => e.EventId.Id == HedgedEvent, "the first renewal is still unanswered when the rule falls due again");
+        source.MaxInFlight.Should().BeLessThanOrEqualTo(PriorityMessagePump.MaxRenewalsInFlight);
+    }
+
+    [Fact]
+    public void AnswersInTime_NoRenewalIsHedged()
+    {
+        var (stats, queue, source, logger) = RunOne(TimeSpan.FromMilliseconds(100));
+
+        stats.LeasesLost.Should().Be(0);
+        queue.GetStatistics().Completed.Should().Be(1);
+        logger.Entries.Should().NotContain(e => e.EventId.Id == HedgedEvent);
+        source.MaxInFlight.Should().Be(1);
+        source.SentAt.Count.Should().Be((int)stats.Renewals, "every renewal sent was answered and counted once");
+    }
+
+    private static (MessagePumpStatistics Stats, InMemoryQueue Queue, LateAnswers Source, ListLogger Logger) RunOne(TimeSpan answerDelay)
+    {
+        var clock = new VirtualTimeProvider();
+        var queue = new InMemoryTransport(clock).CreateQueue("orders", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(2) });
+        queue.Send(new byte[] { 1 });
+        var source = new LateAnswers(queue, clock, answerDelay);
+        var logger = new ListLogger();
+        MessagePumpStatistics? stats = null;
+        VirtualRun.Run(clock, async scheduler =>
+        {
+            var pump = new PriorityMessagePump(source, (context, token) => Task.Delay(TimeSpan.FromSeconds(10), context.TimeProvider, token), scheduler, logger: logger);
+            await pump.StartAsync();
+            await VirtualRun.WaitUntilAsync(() => queue.GetStatistics().Completed == 1 || queue.GetStatistics().LeasesLost > 0, clock, TimeSpan.FromMinutes(5));
+            await pump.StopAsync();
+            stats = pump.GetStatistics();
+        });
+
+        return (stats!, queue, source, logger);
+    }
+
+    /// <summary>
+    /// A source whose renewals reach the broker at once and answer <paramref name="answerDelay"/> later; its messages
+    /// learn the new expiry from the answer (the latest expiry wins), as a Service Bus message does.
+    /// </summary>
+    private sealed class LateAnswers(InMemoryQueue inner, TimeProvider clock, TimeSpan answerDelay) : IMessageSource
+    {
+        private int _inFlight;
+
+        public List<double> SentAt { get; } = [];
+
+        public int MaxInFlight { get; private set; }
+
+        public TimeSpan? LockDuration => inner.LockDuration;
+
+        public async Task<ILeasedMessage?> ReceiveAsync(CancellationToken cancellationToken = default) =>
+            await inner.ReceiveAsync(cancellationToken) is { } message ? new Message(message, this) : null;
+
+        private sealed class Message(ILeasedMessage inner, LateAnswers source) : ILeasedMessage
+        {
+            private DateTimeOffset _lockedUntil = inner.LockedUntil;
+
+            public string MessageId => inner.MessageId;
+
+            public ReadOnlyMemory<byte> Body => inner.Body;
+
+            public int DeliveryCount => inner.DeliveryCount;
+
+            public DateTimeOffset LockedUntil => _lockedUntil;
+
+            public async Task<DateTimeOffset> RenewLockAsync(CancellationToken cancellationToken = default)
+            {
+                source.SentAt.Add(source.Clock.GetUtcNow().ToUnixTimeMilliseconds() / 1000.0);
+                source.MaxInFlight = Math.Max(source.MaxInFlight, ++source._inFlight);
+                try
+                {
+                    var lockedUntil = await inner.RenewLockAsync(cancellationToken);
+                    await Task.Delay(source.AnswerDelay, source.Clock, cancellationToken);
+                    _lockedUntil = lockedUntil > _lockedUntil ? lockedUntil : _lockedUntil;
+                    return lockedUntil;
+                }
+                finally
+                {
+                    source._inFlight--;
+                }
+            }
+
+            public Task CompleteAsync(CancellationToken cancellationToken = default) => inner.CompleteAsync(cancellationToken);
+
+            public Task AbandonAsync(CancellationToken cancellationToken = default) => inner.AbandonAsync(cancellationToken);
+
+            public Task DeadLetterAsync(string reason, CancellationToken cancellationToken = default) => inner.DeadLetterAsync(reason, cancellationToken);
+        }
+
+        private TimeProvider Clock => clock;
+
+        private TimeSpan AnswerDelay => answerDelay;
+    }
+}
