@@ -85,7 +85,7 @@ public sealed class SessionTests
     }
 
     [Fact]
-    public async Task Closing_a_session_receiver_releases_the_session_at_once()
+    public async Task Closing_a_session_receiver_releases_the_session_at_once_to_an_acceptor_that_renews_and_completes_it()
     {
         await using var harness = await BrokerHarness.StartAsync();
         var queue = harness.Broker.CreateQueue("release", Sessions);
@@ -99,6 +99,12 @@ public sealed class SessionTests
         second.SessionId.Should().Be("s");
         var again = await Receive.OneAsync(second);
         again.DeliveryCount.Should().Be(2);
+        harness.Clock.Advance(TimeSpan.FromSeconds(10));
+        await second.RenewSessionLockAsync();
+        second.SessionLockedUntil.Should().Be(harness.Clock.GetUtcNow() + TimeSpan.FromSeconds(30));
+        await second.CompleteMessageAsync(again);
+        queue.RenewCount.Should().Be(1);
+        queue.CompletionsOf("x").Should().Be(1);
     }
 
     [Fact]

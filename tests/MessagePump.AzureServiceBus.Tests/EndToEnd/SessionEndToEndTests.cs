@@ -27,7 +27,7 @@ public sealed class SessionEndToEndTests
         var concurrent = 0;
         var maxConcurrent = 0;
 
-        var stats = PumpRun.Until(
+        var stats = await OnOwnThreadAsync(() => PumpRun.Until(
             source,
             async (context, ct) =>
             {
@@ -43,7 +43,7 @@ public sealed class SessionEndToEndTests
                 Interlocked.Decrement(ref concurrent);
             },
             () => queue.CompletedCount == 5,
-            "five completions");
+            "five completions"));
 
         order.Should().Equal("m0", "m1", "m2", "m3", "m4");
         maxConcurrent.Should().Be(1, "a session's messages are handled one at a time");
@@ -65,29 +65,36 @@ public sealed class SessionEndToEndTests
         await using (var first = await sb.Transport.AcceptSessionAsync(ServiceBusEntity.Queue("orders"), "s", Options()))
         {
             sb.Broker.Faults.FailNextRenewals(1, ServiceBusTestFault.LockLost);
-            var stats = PumpRun.Until(
+            var stats = await OnOwnThreadAsync(() => PumpRun.Until(
                 first,
                 (_, ct) => Task.Delay(Timeout.InfiniteTimeSpan, ct),
                 () => first.IsSessionLost,
-                "the session lock to be lost");
+                "the session lock to be lost"));
 
             stats.LeasesLost.Should().Be(1);
             stats.Completed.Should().Be(0);
         }
 
         await Bounded.UntilAsync(() => Task.FromResult(queue.LockedCount == 0), SbHarness.HangBound, "the released session's messages to come back");
-        // Taken back by hand (the test broker leaves a renew-session-lock of a re-accepted session unanswered, so no
-        // pump runs on it here): the session's messages come back in order and each completes once.
+        // The next acceptor runs a pump on it right away: the session's messages come back in order, each completes once,
+        // and the session lock is renewed while they are handled (the handler outlives the lock).
+        var renewalsBefore = queue.RenewCount;
         await using var second = await sb.Transport.AcceptNextSessionAsync(ServiceBusEntity.Queue("orders"), Options());
-        var order = new List<string>();
-        for (var i = 0; i < 2; i++)
-        {
-            var message = (await SourceEndToEndTests.ReceiveAtLeastAsync(second, 1)).Single();
-            order.Add(message.MessageId);
-            await message.CompleteAsync();
-        }
+        var order = new ConcurrentQueue<string>();
+        var again = await OnOwnThreadAsync(() => PumpRun.Until(
+            second,
+            async (context, ct) =>
+            {
+                order.Enqueue(context.Message.MessageId);
+                await Task.Delay(LockDuration, ct);
+            },
+            () => queue.CompletedCount == 2,
+            "the re-accepted session's two completions"));
 
         order.Should().Equal("m0", "m1");
+        again.LeasesLost.Should().Be(0);
+        second.IsSessionLost.Should().BeFalse();
+        queue.RenewCount.Should().BeGreaterThan(renewalsBefore, "the re-accepted session's lock is renewed while its messages are handled");
         queue.CompletionsOf("m0").Should().Be(1);
         queue.CompletionsOf("m1").Should().Be(1);
     }
@@ -108,7 +115,7 @@ public sealed class SessionEndToEndTests
         await using var source = await sb.Transport.OpenSessionsAsync(ServiceBusEntity.Queue("orders"), maxConcurrentSessions: 3, Options());
         var perSession = new ConcurrentDictionary<string, ConcurrentQueue<string>>();
 
-        var stats = PumpRun.Until(
+        var stats = await OnOwnThreadAsync(() => PumpRun.Until(
             source,
             async (context, ct) =>
             {
@@ -117,7 +124,7 @@ public sealed class SessionEndToEndTests
                 await Task.Delay(TimeSpan.FromMilliseconds(100), ct);
             },
             () => queue.CompletedCount == 9,
-            "nine completions");
+            "nine completions"));
 
         stats.LeasesLost.Should().Be(0);
         perSession.Keys.Should().BeEquivalentTo(["a", "b", "c"]);
@@ -139,6 +146,15 @@ public sealed class SessionEndToEndTests
 
         (await act.Should().ThrowAsync<Exception>()).Which.Message.Should().Contain("queue 'plain'");
     }
+
+    /// <summary>
+    /// Runs a blocking pump run on a thread of its own. An awaited client call (an accept) can resume on the thread-pool
+    /// thread that carries the client's AMQP connection; blocking that thread for the pump's whole run (PumpRun runs a
+    /// PriorityAsyncContext on the calling thread) leaves the connection unread: no deliveries, no drain answers, no
+    /// session-lock renewals until the run ends.
+    /// </summary>
+    private static Task<MessagePumpStatistics> OnOwnThreadAsync(Func<MessagePumpStatistics> run) =>
+        Task.Factory.StartNew(run, CancellationToken.None, TaskCreationOptions.LongRunning, TaskScheduler.Default);
 
     private static ServiceBusSourceOptions Options() => new() { LockDuration = LockDuration, MaxWaitTime = TimeSpan.FromMilliseconds(200) };
 }
