@@ -28,7 +28,7 @@ public sealed class PumpEndToEndTests(ITestOutputHelper output)
         await using var source = await sb.Transport.OpenAsync(ServiceBusEntity.Queue("orders"), Options(lockDuration));
         var deliveries = new ConcurrentBag<int>();
 
-        var stats = PumpRun.Until(
+        var stats = await PumpRun.UntilAsync(
             source,
             async (context, ct) =>
             {
@@ -62,7 +62,7 @@ public sealed class PumpEndToEndTests(ITestOutputHelper output)
         var queue = CreateQueue(sb, count: 2);
         await using var source = await sb.Transport.OpenAsync(ServiceBusEntity.Queue("orders"), Options());
 
-        var stats = PumpRun.Until(
+        var stats = await PumpRun.UntilAsync(
             source,
             async (context, _) =>
             {
@@ -95,7 +95,7 @@ public sealed class PumpEndToEndTests(ITestOutputHelper output)
         sb.Broker.Faults.FailNextRenewals(1, ServiceBusTestFault.LockLost);
         var canceled = 0;
 
-        var stats = PumpRun.Until(
+        var stats = await PumpRun.UntilAsync(
             source,
             async (context, ct) =>
             {
@@ -129,7 +129,7 @@ public sealed class PumpEndToEndTests(ITestOutputHelper output)
         sb.Broker.Faults.RenewLockDelay = TimeSpan.FromSeconds(3); // longer than the whole lock: judged expired when answered
         var firstLost = new TaskCompletionSource();
 
-        var stats = PumpRun.Until(
+        var stats = await PumpRun.UntilAsync(
             source,
             async (context, ct) =>
             {
@@ -163,7 +163,7 @@ public sealed class PumpEndToEndTests(ITestOutputHelper output)
         sb.Broker.Faults.FailNextRenewals(2, ServiceBusTestFault.Timeout);
         var renewedAfterFaults = false;
 
-        var stats = PumpRun.Until(
+        var stats = await PumpRun.UntilAsync(
             source,
             async (context, ct) =>
             {
@@ -195,7 +195,7 @@ public sealed class PumpEndToEndTests(ITestOutputHelper output)
         await using var source = await sb.Transport.OpenAsync(ServiceBusEntity.Queue("orders"), Options(longLock));
         var started = 0;
 
-        var stats = PumpRun.Until(
+        var stats = await PumpRun.UntilAsync(
             source,
             async (_, ct) =>
             {
@@ -226,7 +226,7 @@ public sealed class PumpEndToEndTests(ITestOutputHelper output)
         var inHandler = new TaskCompletionSource();
         var restarted = false;
 
-        var stats = PumpRun.Until(
+        var stats = await PumpRun.UntilAsync(
             source,
             async (context, ct) =>
             {

@@ -27,7 +27,7 @@ public sealed class SessionEndToEndTests
         var concurrent = 0;
         var maxConcurrent = 0;
 
-        var stats = await OnOwnThreadAsync(() => PumpRun.Until(
+        var stats = await PumpRun.UntilAsync(
             source,
             async (context, ct) =>
             {
@@ -43,7 +43,7 @@ public sealed class SessionEndToEndTests
                 Interlocked.Decrement(ref concurrent);
             },
             () => queue.CompletedCount == 5,
-            "five completions"));
+            "five completions");
 
         order.Should().Equal("m0", "m1", "m2", "m3", "m4");
         maxConcurrent.Should().Be(1, "a session's messages are handled one at a time");
@@ -65,11 +65,11 @@ public sealed class SessionEndToEndTests
         await using (var first = await sb.Transport.AcceptSessionAsync(ServiceBusEntity.Queue("orders"), "s", Options()))
         {
             sb.Broker.Faults.FailNextRenewals(1, ServiceBusTestFault.LockLost);
-            var stats = await OnOwnThreadAsync(() => PumpRun.Until(
+            var stats = await PumpRun.UntilAsync(
                 first,
                 (_, ct) => Task.Delay(Timeout.InfiniteTimeSpan, ct),
                 () => first.IsSessionLost,
-                "the session lock to be lost"));
+                "the session lock to be lost");
 
             stats.LeasesLost.Should().Be(1);
             stats.Completed.Should().Be(0);
@@ -81,7 +81,7 @@ public sealed class SessionEndToEndTests
         var renewalsBefore = queue.RenewCount;
         await using var second = await sb.Transport.AcceptNextSessionAsync(ServiceBusEntity.Queue("orders"), Options());
         var order = new ConcurrentQueue<string>();
-        var again = await OnOwnThreadAsync(() => PumpRun.Until(
+        var again = await PumpRun.UntilAsync(
             second,
             async (context, ct) =>
             {
@@ -89,7 +89,7 @@ public sealed class SessionEndToEndTests
                 await Task.Delay(LockDuration, ct);
             },
             () => queue.CompletedCount == 2,
-            "the re-accepted session's two completions"));
+            "the re-accepted session's two completions");
 
         order.Should().Equal("m0", "m1");
         again.LeasesLost.Should().Be(0);
@@ -115,7 +115,7 @@ public sealed class SessionEndToEndTests
         await using var source = await sb.Transport.OpenSessionsAsync(ServiceBusEntity.Queue("orders"), maxConcurrentSessions: 3, Options());
         var perSession = new ConcurrentDictionary<string, ConcurrentQueue<string>>();
 
-        var stats = await OnOwnThreadAsync(() => PumpRun.Until(
+        var stats = await PumpRun.UntilAsync(
             source,
             async (context, ct) =>
             {
@@ -124,7 +124,7 @@ public sealed class SessionEndToEndTests
                 await Task.Delay(TimeSpan.FromMilliseconds(100), ct);
             },
             () => queue.CompletedCount == 9,
-            "nine completions"));
+            "nine completions");
 
         stats.LeasesLost.Should().Be(0);
         perSession.Keys.Should().BeEquivalentTo(["a", "b", "c"]);
@@ -153,8 +153,6 @@ public sealed class SessionEndToEndTests
     /// PriorityAsyncContext on the calling thread) leaves the connection unread: no deliveries, no drain answers, no
     /// session-lock renewals until the run ends.
     /// </summary>
-    private static Task<MessagePumpStatistics> OnOwnThreadAsync(Func<MessagePumpStatistics> run) =>
-        Task.Factory.StartNew(run, CancellationToken.None, TaskCreationOptions.LongRunning, TaskScheduler.Default);
 
     private static ServiceBusSourceOptions Options() => new() { LockDuration = LockDuration, MaxWaitTime = TimeSpan.FromMilliseconds(200) };
 }

@@ -27,7 +27,7 @@ public sealed class TelemetryEndToEndTests
         };
         ActivitySource.AddActivityListener(listener);
 
-        PumpRun.Until(source, (_, _) => Task.CompletedTask, () => queue.CompletedCount == 1, "the completion");
+        await PumpRun.UntilAsync(source, (_, _) => Task.CompletedTask, () => queue.CompletedCount == 1, "the completion");
 
         var process = spans.Where(s => Equals(s.GetTagItem(MessagePumpDiagnostics.OperationNameTag), MessagePumpDiagnostics.ProcessOperation)
             && Equals(s.GetTagItem(MessagePumpDiagnostics.DestinationNameTag), "orders")).Should().ContainSingle().Subject;

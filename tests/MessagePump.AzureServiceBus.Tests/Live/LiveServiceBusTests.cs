@@ -54,7 +54,7 @@ public sealed class LiveServiceBusTests(ITestOutputHelper output)
         await using var source = await transport.OpenAsync(ServiceBusEntity.Queue(LiveServiceBusFactAttribute.QueueName));
         var handled = new ConcurrentDictionary<string, int>();
 
-        var stats = PumpRun.Until(
+        var stats = await PumpRun.UntilAsync(
             source,
             async (context, ct) =>
             {

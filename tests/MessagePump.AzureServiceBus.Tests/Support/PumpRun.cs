@@ -1,9 +1,29 @@
 namespace PriorityAsync.MessagePump.AzureServiceBus.Tests.Support;
 
 /// <summary>Runs a <see cref="PriorityMessagePump"/> on one thread (<see cref="PriorityAsyncContext"/>) and the real clock until a condition holds, then stops it.</summary>
+/// <remarks>
+/// The context runs on a thread of its own, never on the caller's: a test that awaited an SDK call may be running on
+/// the thread that reads the client's AMQP connection (the SDK completes some awaits inline there), and blocking that
+/// thread for the pump's whole run would stall every frame the client reads — the transfers, the drain's answer and the
+/// session-lock renewals (the test broker's README, "A test that blocks a thread after awaiting the client").
+/// </remarks>
 internal static class PumpRun
 {
-    public static MessagePumpStatistics Until(
+    public static Task<MessagePumpStatistics> UntilAsync(
+        IMessageSource source,
+        Func<MessageContext, CancellationToken, Task> handler,
+        Func<bool> done,
+        string what,
+        MessagePumpOptions? options = null,
+        Func<PriorityMessagePump, Task>? whileRunning = null,
+        Microsoft.Extensions.Logging.ILogger? logger = null) =>
+        Task.Factory.StartNew(
+            () => Until(source, handler, done, what, options, whileRunning, logger),
+            CancellationToken.None,
+            TaskCreationOptions.LongRunning,
+            TaskScheduler.Default);
+
+    private static MessagePumpStatistics Until(
         IMessageSource source,
         Func<MessageContext, CancellationToken, Task> handler,
         Func<bool> done,
