@@ -18,34 +18,25 @@ internal static class PumpRun
         Func<PriorityMessagePump, Task>? whileRunning = null,
         Microsoft.Extensions.Logging.ILogger? logger = null) =>
         Task.Factory.StartNew(
-            () => Until(source, handler, done, what, options, whileRunning, logger),
+            () =>
+            {
+                MessagePumpStatistics? statistics = null;
+                PriorityAsyncContext.Run(async () =>
+                {
+                    await using var pump = new PriorityMessagePump(source, handler, PriorityScheduler.Current!, options ?? new MessagePumpOptions { Name = "sb-test", EmptyReceiveDelay = TimeSpan.FromMilliseconds(50) }, logger);
+                    await pump.StartAsync();
+                    if (whileRunning is not null)
+                    {
+                        await whileRunning(pump);
+                    }
+
+                    await Bounded.UntilAsync(() => Task.FromResult(done()), SbHarness.HangBound, what, TimeSpan.FromMilliseconds(50));
+                    await pump.StopAsync();
+                    statistics = pump.GetStatistics();
+                });
+                return statistics!;
+            },
             CancellationToken.None,
             TaskCreationOptions.LongRunning,
             TaskScheduler.Default);
-
-    private static MessagePumpStatistics Until(
-        IMessageSource source,
-        Func<MessageContext, CancellationToken, Task> handler,
-        Func<bool> done,
-        string what,
-        MessagePumpOptions? options = null,
-        Func<PriorityMessagePump, Task>? whileRunning = null,
-        Microsoft.Extensions.Logging.ILogger? logger = null)
-    {
-        MessagePumpStatistics? statistics = null;
-        PriorityAsyncContext.Run(async () =>
-        {
-            await using var pump = new PriorityMessagePump(source, handler, PriorityScheduler.Current!, options ?? new MessagePumpOptions { Name = "sb-test", EmptyReceiveDelay = TimeSpan.FromMilliseconds(50) }, logger);
-            await pump.StartAsync();
-            if (whileRunning is not null)
-            {
-                await whileRunning(pump);
-            }
-
-            await Bounded.UntilAsync(() => Task.FromResult(done()), SbHarness.HangBound, what, TimeSpan.FromMilliseconds(50));
-            await pump.StopAsync();
-            statistics = pump.GetStatistics();
-        });
-        return statistics!;
-    }
 }
