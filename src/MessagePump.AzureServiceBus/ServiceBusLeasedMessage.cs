@@ -12,9 +12,11 @@ namespace PriorityAsync.MessagePump.AzureServiceBus;
 /// link detached) is <see cref="LeaseLostException"/>, a transient failure is <see cref="TransientTransportException"/>.
 /// </summary>
 /// <remarks>
-/// Each settlement is bounded by the lock: a call still unanswered when <see cref="LockedUntil"/> passes is canceled
-/// and reported as <see cref="LeaseLostException"/> (the broker may or may not have applied it; if it did not, the
-/// message comes back once its lock has run out).
+/// A settlement is sent even when <see cref="LockedUntil"/> has passed: that is the expiry of the last renewal
+/// answered, and a renewal still unanswered may have moved the broker's lock (on a starved thread pool answers wait
+/// hundreds of milliseconds after the broker acted). The broker's answer decides: a lock it no longer holds is
+/// <see cref="LeaseLostException"/>. The call ends when the broker answers, when the client's operation timeout
+/// (<see cref="ServiceBusRetryOptions.TryTimeout"/>, with its retries) ends it, or when the caller's token is canceled.
 /// </remarks>
 public sealed class ServiceBusLeasedMessage : ILeasedMessage
 {
@@ -22,15 +24,13 @@ public sealed class ServiceBusLeasedMessage : ILeasedMessage
     internal const string DiagnosticIdProperty = "Diagnostic-Id";
 
     private readonly ServiceBusReceiver _receiver;
-    private readonly TimeProvider _clock;
     private readonly SessionLock? _session;
     private IReadOnlyDictionary<string, string>? _headers;
     private long _lockedUntilTicks;
 
-    internal ServiceBusLeasedMessage(ServiceBusReceiver receiver, ServiceBusReceivedMessage message, ServiceBusEntity entity, TimeProvider clock, SessionLock? session = null)
+    internal ServiceBusLeasedMessage(ServiceBusReceiver receiver, ServiceBusReceivedMessage message, ServiceBusEntity entity, SessionLock? session = null)
     {
         _receiver = receiver;
-        _clock = clock;
         _session = session;
         Message = message;
         Entity = entity;
@@ -167,43 +167,19 @@ public sealed class ServiceBusLeasedMessage : ILeasedMessage
     {
         ThrowIfSettled(operation);
         _session?.ThrowIfLost(this);
-        var remaining = LockedUntil - _clock.GetUtcNow();
-        if (remaining <= TimeSpan.Zero)
-        {
-            throw new LeaseLostException($"Cannot {operation} {this}: its lock expired at {LockedUntil:O}.");
-        }
 
-        using var bound = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
-        using var timer = _clock.CreateTimer(CancelQuietly, bound, remaining, Timeout.InfiniteTimeSpan);
+        // Sent whatever LockedUntil says: it is the expiry of the last renewal answered, and a renewal still unanswered
+        // (an answer waiting for a thread of a starved pool) may already have moved the broker's lock. The broker
+        // decides, and its answer is awaited until it comes or the client's own operation timeout ends the call.
         try
         {
-            await settle(_receiver, Message, bound.Token).ConfigureAwait(false);
-        }
-        catch (OperationCanceledException ex) when (!cancellationToken.IsCancellationRequested && bound.IsCancellationRequested)
-        {
-            throw new LeaseLostException($"Cannot {operation} {this}: the broker did not answer before its lock expired at {LockedUntil:O}.", ex);
+            await settle(_receiver, Message, cancellationToken).ConfigureAwait(false);
         }
         catch (Exception ex) when (ServiceBusErrors.Translate(ex, $"The {operation} of {this}", cancellationToken) is { } translated)
         {
 #pragma warning disable MA0027 // not a rethrow: the mapped exception carries ex as its inner exception
             throw translated;
 #pragma warning restore MA0027
-        }
-    }
-
-    /// <summary>
-    /// The lock's timer: cancels the settlement's token. A timer callback can still run after the settlement ended and
-    /// disposed the source; that must not throw on a timer thread.
-    /// </summary>
-    private static void CancelQuietly(object? state)
-    {
-        try
-        {
-            ((CancellationTokenSource)state!).Cancel();
-        }
-        catch (ObjectDisposedException)
-        {
-            // The settlement already finished.
         }
     }
 

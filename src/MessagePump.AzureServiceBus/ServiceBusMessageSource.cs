@@ -30,6 +30,7 @@ public sealed class ServiceBusMessageSource : IMessageSource, IAsyncDisposable
     private readonly TimeProvider _clock;
     private volatile Exception? _fault;
     private long _observedLockTicks = -1;
+    private readonly ManagementLink _managementLink;
 
     /// <summary>Wraps a receiver you created (and dispose after the source).</summary>
     /// <param name="receiver">A peek-lock receiver of a queue or a subscription; not a session receiver.</param>
@@ -54,6 +55,7 @@ public sealed class ServiceBusMessageSource : IMessageSource, IAsyncDisposable
         _options = (options ?? new ServiceBusSourceOptions()).Clone();
         _options.Validate();
         _receiver = receiver;
+        _managementLink = new ManagementLink(receiver);
         _ownsReceiver = ownsReceiver;
         _clock = _options.TimeProvider ?? TimeProvider.System;
         Entity = entity;
@@ -115,6 +117,7 @@ public sealed class ServiceBusMessageSource : IMessageSource, IAsyncDisposable
         cancellationToken.ThrowIfCancellationRequested();
         IReadOnlyList<ServiceBusReceivedMessage>? received;
         var sentAt = _clock.GetUtcNow();
+        var managementLinkOpened = _managementLink.OpenAsync(); // alongside the first receive; see ManagementLink
         try
         {
             received = await _receiver.ReceiveMessagesAsync(maxMessages, _options.MaxWaitTime, CancellationToken.None).ConfigureAwait(false);
@@ -137,10 +140,11 @@ public sealed class ServiceBusMessageSource : IMessageSource, IAsyncDisposable
         }
 
         var answeredAt = _clock.GetUtcNow();
+        await managementLinkOpened.ConfigureAwait(false);
         var leased = new ILeasedMessage[received.Count];
         for (var i = 0; i < leased.Length; i++)
         {
-            leased[i] = new ServiceBusLeasedMessage(_receiver, received[i], Entity, _clock);
+            leased[i] = new ServiceBusLeasedMessage(_receiver, received[i], Entity);
         }
 
         if (Interlocked.CompareExchange(ref _observedLockTicks, LockDurationCheck.Observe(received, answeredAt).Ticks, -1) == -1

@@ -18,6 +18,7 @@ public sealed class ServiceBusSessionMessageSource : IMessageSource, IAsyncDispo
     private readonly ServiceBusSourceOptions _options;
     private readonly TimeProvider _clock;
     private readonly SessionLock _lock;
+    private readonly ManagementLink _managementLink;
     private volatile Exception? _fault;
 
     /// <summary>Wraps a session receiver you accepted (and dispose after the source).</summary>
@@ -40,6 +41,7 @@ public sealed class ServiceBusSessionMessageSource : IMessageSource, IAsyncDispo
         _ownsReceiver = ownsReceiver;
         _clock = _options.TimeProvider ?? TimeProvider.System;
         _lock = new SessionLock(receiver, entity);
+        _managementLink = new ManagementLink(receiver);
         Entity = entity;
         LockDuration = lockDuration;
     }
@@ -149,6 +151,7 @@ public sealed class ServiceBusSessionMessageSource : IMessageSource, IAsyncDispo
         }
 
         IReadOnlyList<ServiceBusReceivedMessage>? received;
+        var managementLinkOpened = _managementLink.OpenAsync(); // alongside the first receive; see ManagementLink
         try
         {
             received = await _receiver.ReceiveMessagesAsync(1, _options.MaxWaitTime, CancellationToken.None).ConfigureAwait(false);
@@ -175,7 +178,8 @@ public sealed class ServiceBusSessionMessageSource : IMessageSource, IAsyncDispo
             return [];
         }
 
-        var message = new ServiceBusLeasedMessage(_receiver, received[0], Entity, _clock, _lock);
+        await managementLinkOpened.ConfigureAwait(false);
+        var message = new ServiceBusLeasedMessage(_receiver, received[0], Entity, _lock);
         _lock.SetCurrent(message);
         return [message];
     }

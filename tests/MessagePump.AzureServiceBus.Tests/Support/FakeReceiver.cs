@@ -42,6 +42,11 @@ internal sealed class FakeReceiver : ServiceBusReceiver
 
     public List<(string Reason, string? Description)> DeadLetters { get; } = [];
 
+    /// <summary>Answers peeks (the source's peek that opens the management link): (from sequence number). Default: nothing to peek.</summary>
+    public Func<long?, Task<ServiceBusReceivedMessage?>>? OnPeek { get; set; }
+
+    public List<long?> Peeks { get; } = [];
+
     public void Enqueue(params ServiceBusReceivedMessage[] batch) => _receives.Enqueue((_, _) => Task.FromResult<IReadOnlyList<ServiceBusReceivedMessage>>(batch));
 
     public void EnqueueFailure(Exception exception) => _receives.Enqueue((_, _) => Task.FromException<IReadOnlyList<ServiceBusReceivedMessage>>(exception));
@@ -54,6 +59,13 @@ internal sealed class FakeReceiver : ServiceBusReceiver
         Receives.Add((maxMessages, maxWaitTime));
         ReceiveTokens.Add(cancellationToken);
         return _receives.Count > 0 ? _receives.Dequeue()(maxMessages, maxWaitTime) : Task.FromResult<IReadOnlyList<ServiceBusReceivedMessage>>([]);
+    }
+
+    public override Task<ServiceBusReceivedMessage> PeekMessageAsync(long? fromSequenceNumber = null, CancellationToken cancellationToken = default)
+    {
+        Calls.Add("peek");
+        Peeks.Add(fromSequenceNumber);
+        return (OnPeek is null ? Task.FromResult<ServiceBusReceivedMessage?>(null) : OnPeek(fromSequenceNumber))!;
     }
 
     public override async Task RenewMessageLockAsync(ServiceBusReceivedMessage message, CancellationToken cancellationToken = default)

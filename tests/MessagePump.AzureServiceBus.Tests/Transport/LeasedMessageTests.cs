@@ -120,27 +120,61 @@ public sealed class LeasedMessageTests
     }
 
     [Fact]
-    public async Task A_settlement_after_the_lock_expired_is_a_lost_lease_without_a_broker_call()
+    public async Task A_settlement_after_the_known_expiry_is_sent_and_the_broker_decides()
     {
+        // LockedUntil is the last answered renewal's expiry; a renewal still unanswered may have moved the broker's lock.
         var message = await ReceiveOneAsync(TimeSpan.FromSeconds(30));
         _clock.Advance(TimeSpan.FromSeconds(31));
 
-        await message.Invoking(m => m.CompleteAsync()).Should().ThrowAsync<LeaseLostException>();
-        _receiver.Calls.Should().NotContain("complete");
+        await message.CompleteAsync();
+
+        _receiver.Calls.Should().ContainSingle(c => c == "complete");
+        ((ServiceBusLeasedMessage)message).IsSettled.Should().BeTrue();
     }
 
     [Fact]
-    public async Task A_settlement_the_broker_does_not_answer_is_bounded_by_the_lock()
+    public async Task A_settlement_after_the_known_expiry_that_the_broker_refuses_is_a_lost_lease()
+    {
+        var message = await ReceiveOneAsync(TimeSpan.FromSeconds(30));
+        _clock.Advance(TimeSpan.FromSeconds(31));
+        var failure = new ServiceBusException("expired", ServiceBusFailureReason.MessageLockLost);
+        _receiver.OnSettle = (_, _, _) => Task.FromException(failure);
+
+        (await message.Invoking(m => m.CompleteAsync()).Should().ThrowAsync<LeaseLostException>()).Which.InnerException.Should().BeSameAs(failure);
+        _receiver.Calls.Should().ContainSingle(c => c == "complete");
+    }
+
+    [Fact]
+    public async Task A_settlement_answered_after_the_known_expiry_keeps_the_broker_answer()
+    {
+        // The answer waits (a starved pool) past LockedUntil: the broker applied the completion, and so the call succeeds.
+        var message = await ReceiveOneAsync(TimeSpan.FromSeconds(30));
+        var answer = new TaskCompletionSource();
+        _receiver.OnSettle = (_, _, _) => answer.Task;
+
+        var complete = message.CompleteAsync();
+        _clock.Advance(TimeSpan.FromSeconds(45));
+        complete.IsCompleted.Should().BeFalse("the broker has not answered yet");
+        answer.SetResult();
+
+        await complete;
+        ((ServiceBusLeasedMessage)message).IsSettled.Should().BeTrue();
+    }
+
+    [Fact]
+    public async Task A_settlement_the_broker_does_not_answer_ends_with_the_callers_token()
     {
         var message = await ReceiveOneAsync(TimeSpan.FromSeconds(30));
         _receiver.OnSettle = (_, _, ct) => Task.Delay(Timeout.InfiniteTimeSpan, ct);
+        using var cancellation = new CancellationTokenSource();
 
-        var complete = message.CompleteAsync();
-        _clock.Advance(TimeSpan.FromSeconds(29));
+        var complete = message.CompleteAsync(cancellation.Token);
+        _clock.Advance(TimeSpan.FromSeconds(60));
         complete.IsCompleted.Should().BeFalse();
-        _clock.Advance(TimeSpan.FromSeconds(1));
+        await cancellation.CancelAsync();
 
-        (await complete.Invoking(c => c).Should().ThrowAsync<LeaseLostException>()).Which.Message.Should().Contain("did not answer before its lock expired");
+        await complete.Invoking(c => c).Should().ThrowAsync<OperationCanceledException>();
+        ((ServiceBusLeasedMessage)message).IsSettled.Should().BeFalse();
     }
 
     [Fact]

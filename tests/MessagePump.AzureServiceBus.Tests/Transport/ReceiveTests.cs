@@ -24,6 +24,47 @@ public sealed class ReceiveTests
     }
 
     [Fact]
+    public async Task The_first_receive_opens_the_management_link_once_with_a_peek_past_the_last_message()
+    {
+        _receiver.Enqueue(Received("a"));
+        _receiver.Enqueue(Received("b"));
+        var source = Source();
+
+        await source.ReceiveBatchAsync(1);
+        await source.ReceiveBatchAsync(1);
+
+        _receiver.Calls.Should().Equal("peek", "receive", "receive");
+        _receiver.Peeks.Should().Equal(long.MaxValue);
+    }
+
+    [Fact]
+    public async Task The_first_messages_are_returned_once_the_management_link_is_open_so_their_first_renewal_does_not_wait_for_it()
+    {
+        var opened = new TaskCompletionSource<ServiceBusReceivedMessage?>();
+        _receiver.OnPeek = _ => opened.Task;
+        _receiver.Enqueue(Received("a"));
+        var source = Source();
+
+        var receive = source.ReceiveBatchAsync(1);
+        _receiver.Calls.Should().Equal("peek", "receive");
+        receive.IsCompleted.Should().BeFalse();
+        opened.SetResult(null);
+
+        (await receive).Should().ContainSingle();
+    }
+
+    [Fact]
+    public async Task A_failed_peek_does_not_fail_the_receive()
+    {
+        _receiver.OnPeek = _ => Task.FromException<ServiceBusReceivedMessage?>(new ServiceBusException("denied", ServiceBusFailureReason.ServiceCommunicationProblem));
+        _receiver.Enqueue(Received("a"));
+        var source = Source();
+
+        (await source.ReceiveBatchAsync(1)).Should().ContainSingle();
+        source.Fault.Should().BeNull();
+    }
+
+    [Fact]
     public async Task An_empty_receive_is_an_empty_list_and_a_canceled_one_is_not_sent()
     {
         var source = Source();

@@ -1,0 +1,41 @@
+using Azure.Messaging.ServiceBus;
+
+namespace PriorityAsync.MessagePump.AzureServiceBus.Internal;
+
+/// <summary>
+/// Opens a receiver's <c>$management</c> link once, ahead of the first lock renewal. The SDK opens that link lazily,
+/// at the first call that needs it (a renewal), and opening it takes two round trips of its own (a CBS token, then the
+/// attach): on a starved thread pool each answer waits for a pool thread, so that first renewal reached the broker
+/// after short locks had run out. A peek past the last sequence number opens the link and returns nothing. A failure is
+/// left to the calls that need the link: they open it again and report their own error. Thread-safe.
+/// </summary>
+internal sealed class ManagementLink(ServiceBusReceiver receiver)
+{
+    private Task? _opened;
+
+    /// <summary>Starts opening the link on the first call; every call returns the same task, which never faults.</summary>
+    /// <returns>A task that completes when the link is open, or when opening it failed.</returns>
+    public Task OpenAsync()
+    {
+        if (Volatile.Read(ref _opened) is { } opened)
+        {
+            return opened;
+        }
+
+        var opening = PeekNothingAsync(receiver);
+        return Interlocked.CompareExchange(ref _opened, opening, null) ?? opening;
+    }
+
+    private static async Task PeekNothingAsync(ServiceBusReceiver receiver)
+    {
+        try
+        {
+            await receiver.PeekMessageAsync(long.MaxValue, CancellationToken.None).ConfigureAwait(false);
+        }
+#pragma warning disable CA1031 // opening the link ahead is an optimisation: the calls that need it open it again and report their own failure
+        catch (Exception)
+#pragma warning restore CA1031
+        {
+        }
+    }
+}
