@@ -58,7 +58,7 @@ public sealed partial class MessageContext
 
     /// <summary>
     /// Gets or sets how many renew calls for this lease are under way (at most
-    /// <see cref="PriorityMessagePump.MaxRenewalsInFlight"/>: the renewal and one hedged renewal). Guarded by the pump's lock.
+    /// <see cref="PriorityMessagePump.MaxRenewalsInFlight"/>: the renewal and those sent while its answer waits). Guarded by the pump's lock.
     /// </summary>
     internal int RenewalsInFlight { get; set; }
 

@@ -102,6 +102,22 @@ public sealed partial class PriorityMessagePump
         context.RenewDueTicks = now.UtcTicks + waitTicks;
         context.RenewEarliestTicks = context.RenewDueTicks - window;
         _schedule.Add(context);
+        return WakeKeeperForLocked(context);
+    }
+
+    /// <summary>
+    /// Puts a lease whose renewals are under way in the schedule due at <paramref name="dueTicks"/> (UTC; due now if
+    /// that has passed), without a batching window. Call under the lock; returns the keeper's wake to signal, if any.
+    /// </summary>
+    private TaskCompletionSource? ScheduleNextLocked(MessageContext context, long dueTicks)
+    {
+        ScheduleAtLocked(context, Math.Max(dueTicks, TimeProvider.GetUtcNow().UtcTicks));
+        return WakeKeeperForLocked(context);
+    }
+
+    /// <summary>The keeper's wake to signal (outside the lock) when <paramref name="context"/> falls due before the keeper would wake, else null. Call under the lock.</summary>
+    private TaskCompletionSource? WakeKeeperForLocked(MessageContext context)
+    {
         if (context.RenewDueTicks >= _keeperWakeAtTicks)
         {
             return null;

@@ -4,33 +4,72 @@ public sealed partial class PriorityMessagePump
 {
     /// <summary>
     /// Marks a renew call of <paramref name="context"/> sent at <paramref name="sent"/> (a timestamp) and, while fewer
-    /// than <see cref="MaxRenewalsInFlight"/> are under way, schedules its hedged renewal: due when half of the lock
-    /// time left now has passed (at most 10 s before the known expiry) — the default rule computed from the last known
-    /// expiry, without the round-trip floor, which would send the hedge at once to arrive with the first. A renewal
-    /// answered in time takes the lease out of that slot again (<see cref="RenewalAnswered"/>). Call under the lock by
-    /// the keeper, which wakes by itself for the hedge; returns whether this call is itself a hedged renewal.
+    /// than <see cref="MaxRenewalsInFlight"/> are under way, schedules the lease's next renewal before this one is
+    /// answered. Where the source knows its lock duration, the call, once it reaches the broker, moves the lock to at
+    /// least <c>now + LockDuration</c>, so the next renewal falls due one <see cref="PipelineSpacing"/> from now
+    /// whatever the answer's delay: an answer that waits (for a thread of a starved pool) never holds the next request
+    /// back. Otherwise the next renewal is a hedge, due when half of the lock time known left now has passed (at most
+    /// 10 s before the known expiry), and only if it could still reach the broker in time. A renewal answered in time
+    /// takes the lease out of that slot again (<see cref="RenewalAnswered"/>). Call under the lock by the keeper, which
+    /// wakes by itself for it; returns whether this call is itself a hedged renewal (sent while another is under way).
     /// </summary>
     private bool BeginRenewalLocked(MessageContext context, long sent, long nowTicks)
     {
         var hedge = context.RenewalsInFlight > 0;
         context.RenewalsInFlight++;
         context.LastRenewalSent = sent;
-        var remaining = context.Message.LockedUntil.UtcTicks - nowTicks;
-        if (context.RenewalsInFlight >= MaxRenewalsInFlight || remaining <= 0 || !context.IsRenewable || _keeperStopping)
+        if (context.RenewalsInFlight >= MaxRenewalsInFlight || !context.IsRenewable || _keeperStopping)
         {
             return hedge;
         }
 
+        if (PipelineSpacing() is { } spacing)
+        {
+            ScheduleAtLocked(context, nowTicks + spacing.Ticks);
+            return hedge;
+        }
+
+        var remaining = context.Message.LockedUntil.UtcTicks - nowTicks;
         var wait = remaining - Math.Min(remaining / 2, MaxDefaultRenewalBuffer.Ticks);
-        if (remaining - wait <= _renewRoundTrips.WorstRequestLeg.Ticks)
+        if (remaining <= 0 || remaining - wait <= _renewRoundTrips.WorstRequestLeg.Ticks)
         {
             return hedge; // the hedge could not reach the broker before the known expiry: no use sending it
         }
 
-        context.RenewDueTicks = nowTicks + wait;
-        context.RenewEarliestTicks = context.RenewDueTicks;
-        _schedule.Add(context);
+        ScheduleAtLocked(context, nowTicks + wait);
         return hedge;
+    }
+
+    /// <summary>
+    /// How long after sending a renewal the next one falls due, while answers are outstanding; <see langword="null"/>
+    /// when the source does not know its lock duration. A renewal sent at <c>t</c> is handled by the broker before
+    /// <c>t + w</c> (w: the worst request leg observed) and moves the lock to at least <c>t + LockDuration</c>; the next
+    /// one, sent a spacing later, reaches the broker before that as long as the spacing is below
+    /// <c>LockDuration - w</c>. The spacing is the lock less the renewal buffer (the option, or min(half the lock,
+    /// 10 s), at least <see cref="RenewRoundTrips.SafetyFactor"/> request legs), at least half of
+    /// <c>LockDuration - w</c>, and never below a <see cref="MaxRenewalsInFlight"/>th of the lock, which bounds the
+    /// calls a lease can have under way.
+    /// </summary>
+    private TimeSpan? PipelineSpacing()
+    {
+        if (_source.LockDuration is not { } lockDuration || lockDuration <= TimeSpan.Zero)
+        {
+            return null;
+        }
+
+        var lockTicks = lockDuration.Ticks;
+        var leg = _renewRoundTrips.WorstRequestLeg.Ticks;
+        var rule = _options.LockRenewalBuffer?.Ticks ?? Math.Min(lockTicks / 2, MaxDefaultRenewalBuffer.Ticks);
+        var buffer = Math.Max(rule, RenewRoundTrips.SafetyFactor * leg);
+        return TimeSpan.FromTicks(Math.Max(Math.Max(lockTicks - buffer, (lockTicks - leg) / 2), lockTicks / MaxRenewalsInFlight));
+    }
+
+    /// <summary>Puts <paramref name="context"/> in the schedule due at <paramref name="dueTicks"/> (UTC), without a batching window. Call under the lock.</summary>
+    private void ScheduleAtLocked(MessageContext context, long dueTicks)
+    {
+        context.RenewDueTicks = dueTicks;
+        context.RenewEarliestTicks = dueTicks;
+        _schedule.Add(context);
     }
 
     /// <summary>
@@ -50,8 +89,11 @@ public sealed partial class PriorityMessagePump
     }
 
     /// <summary>
-    /// A renew call of <paramref name="context"/> answered "renewed": one call fewer under way, and the lease scheduled
-    /// by the rule from its (possibly newer) expiry, in place of its hedged renewal.
+    /// A renew call of <paramref name="context"/> answered "renewed": one call fewer under way. When none is left, the
+    /// lease is scheduled by the rule from its (possibly newer) expiry, in place of its next renewal. While others are
+    /// still under way and the source knows its lock duration, the answer is older news than the renewals sent since:
+    /// the lease keeps its next renewal one <see cref="PipelineSpacing"/> after the newest (scheduled again if the cap
+    /// on calls under way had left it out).
     /// </summary>
     private void RenewalAnswered(MessageContext context)
     {
@@ -59,8 +101,17 @@ public sealed partial class PriorityMessagePump
         lock (_gate)
         {
             context.RenewalsInFlight--;
-            _schedule.Remove(context);
-            wake = ScheduleLocked(context);
+            if (context.RenewalsInFlight > 0 && PipelineSpacing() is { } spacing)
+            {
+                wake = context.IsScheduled || !context.IsRenewable || _keeperStopping
+                    ? null
+                    : ScheduleNextLocked(context, TimeProvider.GetUtcNow().UtcTicks - TimeProvider.GetElapsedTime(context.LastRenewalSent).Ticks + spacing.Ticks);
+            }
+            else
+            {
+                _schedule.Remove(context);
+                wake = ScheduleLocked(context);
+            }
         }
 
         wake?.TrySetResult();

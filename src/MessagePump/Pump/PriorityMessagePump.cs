@@ -31,8 +31,11 @@ public sealed partial class PriorityMessagePump : IAsyncDisposable
     /// <summary>The window is at most this fraction of the time from scheduling to the due time (an eighth).</summary>
     private const int RenewalWindowDivisor = 8;
 
-    /// <summary>How many renew calls of one lease may be under way at once: the renewal and one hedged renewal.</summary>
-    internal const int MaxRenewalsInFlight = 2;
+    /// <summary>
+    /// How many renew calls of one lease may be under way at once: the renewal and those sent while its answer waits
+    /// (see <see cref="PipelineSpacing"/>, whose floor, a lock divided by this number, keeps a lease below it).
+    /// </summary>
+    internal const int MaxRenewalsInFlight = 8;
 
     private readonly IMessageSource _source;
     private readonly Func<MessageContext, CancellationToken, Task> _handler;

@@ -1,11 +1,12 @@
 namespace PriorityAsync.MessagePump.Tests.Pump;
 
 /// <summary>
-/// Hedged renewals: a 2 s lock whose renew requests reach the broker at once but whose answers take
+/// Renewals sent while answers wait: a 2 s lock whose renew requests reach the broker at once but whose answers take
 /// <c>answerDelay</c> to come back (the Service Bus SDK's answer crossing a starved thread pool). With 2.2 s — longer
 /// than the whole lock — a keeper that waits for each answer before renewing again sends its next renewal after the
-/// lock ended and loses the lease; the hedged renewal, sent when the rule falls due from the last known expiry, keeps
-/// it. With 100 ms answers no renewal is hedged. Virtual time, one thread.
+/// lock ended and loses the lease; the next renewal, due one pipeline spacing after the last one sent (the source
+/// knows its lock duration), keeps it, and so it does with answers 3 locks late. With 100 ms answers no renewal is sent
+/// while another is under way. Virtual time, one thread.
 /// </summary>
 public class HedgedRenewalTests
 {
@@ -20,6 +21,19 @@ public class HedgedRenewalTests
         queue.GetStatistics().Completed.Should().Be(1);
         logger.Entries.Should().Contain(e => e.EventId.Id == HedgedEvent, "the first renewal is still unanswered when the rule falls due again");
         source.MaxInFlight.Should().BeLessThanOrEqualTo(PriorityMessagePump.MaxRenewalsInFlight);
+    }
+
+    [Fact]
+    public void AnswersThreeLocksLate_RenewalsGoOutOnTimeAndKeepTheLease()
+    {
+        var (stats, queue, source, logger) = RunOne(TimeSpan.FromSeconds(6));
+
+        stats.LeasesLost.Should().Be(0, $"renewals sent at (s): {string.Join(", ", source.SentAt)}; log:{Environment.NewLine}{logger}");
+        queue.GetStatistics().Completed.Should().Be(1);
+        source.SentAt.Should().HaveCountGreaterThan(8, "a 10 s handler on a 2 s lock");
+        var gaps = source.SentAt.Zip(source.SentAt.Skip(1), (earlier, later) => later - earlier).ToList();
+        gaps.Should().OnlyContain(gap => gap <= 1.0 + 1e-9, $"each renewal goes out one spacing (lock - buffer = 1 s) after the one before, answered or not; sent at (s): {string.Join(", ", source.SentAt)}");
+        source.MaxInFlight.Should().BeInRange(3, PriorityMessagePump.MaxRenewalsInFlight, "6 s answers at one renewal a second");
     }
 
     [Fact]
