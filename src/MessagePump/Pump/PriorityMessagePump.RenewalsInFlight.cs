@@ -151,6 +151,26 @@ public sealed partial class PriorityMessagePump
         OnLeaseLost(context, failure, "renew", byLeaseKeeper: true);
     }
 
+    /// <summary>
+    /// The latest the broker may hold the lease's lock: its known expiry, or, while renewals of it are unanswered and the
+    /// source knows its lock duration, the newest renewal's send time plus the worst request leg plus the lock duration,
+    /// when that is later (the renewal may have reached the broker and moved the lock before its answer comes back).
+    /// </summary>
+    private DateTimeOffset LatestExpiry(MessageContext context)
+    {
+        var known = context.Message.LockedUntil;
+        lock (_gate)
+        {
+            if (context.RenewalsInFlight == 0 || _source.LockDuration is not { } lockDuration)
+            {
+                return known;
+            }
+
+            var handledBy = TimeProvider.GetUtcNow() - TimeProvider.GetElapsedTime(context.LastRenewalSent) + _renewRoundTrips.WorstRequestLeg;
+            return handledBy + lockDuration > known ? handledBy + lockDuration : known;
+        }
+    }
+
     /// <summary>Whether another renewal of <paramref name="context"/> is under way or was sent after the one sent at <paramref name="sent"/>.</summary>
     private bool HasSiblingRenewal(MessageContext context, long sent)
     {

@@ -72,7 +72,8 @@ public sealed partial class PriorityMessagePump
     /// <summary>
     /// Ends one message that did not finish within the shutdown wait: renewals stop, then the message is abandoned
     /// (its handler is canceled) or, when a settlement is already under way (a slow or retrying complete, a
-    /// dead-letter), that settlement is waited for. Either is bounded by the lock's expiry: a settlement still
+    /// dead-letter), that settlement is waited for. Either is bounded by the lock's expiry (the latest the broker may
+    /// hold it, see <see cref="LatestExpiry"/>): a settlement still
     /// unanswered then is aborted, reported (log event 32, <see cref="MessagePumpStatistics.UnsettledAtStop"/>) and
     /// counted as a lost lease, since the broker holds nothing for the message any more. Returns with the message out
     /// of the pump's books, even when its handler ignores its token and is still running.
@@ -84,7 +85,7 @@ public sealed partial class PriorityMessagePump
         while (!settlement.IsCompleted)
         {
             // Read the lock each time: a renewal that was already under way when renewals stopped may have moved it.
-            var untilExpiry = context.Message.LockedUntil - TimeProvider.GetUtcNow();
+            var untilExpiry = LatestExpiry(context) - TimeProvider.GetUtcNow();
             if (untilExpiry <= TimeSpan.Zero)
             {
                 await GiveUpAtExpiryAsync(context, settlement);

@@ -48,6 +48,37 @@ public class HedgedRenewalTests
         source.SentAt.Count.Should().Be((int)stats.Renewals, "every renewal sent was answered and counted once");
     }
 
+    [Fact]
+    public void StopWhileAnswersWait_WaitsUntilTheLockTheUnansweredRenewalsMayHaveMoved_AndLeavesNothingLocked()
+    {
+        // Answers 6 s late on a 2 s lock: at the stop (5 s) the known expiry is the first lock's (2 s), long past, but
+        // the renewals sent since reached the broker and hold the lock until about 6 s. The abandon at the stop is never
+        // answered, so the stop waits out the lock: the one the broker may hold, not the one last answered.
+        var clock = new VirtualTimeProvider();
+        var queue = new InMemoryTransport(clock).CreateQueue("orders", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(2) });
+        queue.Send(new byte[] { 1 });
+        var source = new LateAnswers(queue, clock, TimeSpan.FromSeconds(6), silentSettlements: true);
+        InMemoryQueueStatistics? atReturn = null;
+        MessagePumpStatistics? stats = null;
+        VirtualRun.Run(clock, async scheduler =>
+        {
+            var pump = new PriorityMessagePump(
+                source,
+                (context, token) => Task.Delay(TimeSpan.FromSeconds(30), context.TimeProvider, token),
+                scheduler,
+                new MessagePumpOptions { ShutdownTimeout = TimeSpan.Zero });
+            await pump.StartAsync();
+            await Task.Delay(TimeSpan.FromSeconds(5), clock);
+            await pump.StopAsync();
+            atReturn = queue.GetStatistics();
+            stats = pump.GetStatistics();
+        });
+
+        atReturn!.InFlight.Should().Be(0, $"nothing is locked when StopAsync returns; renewals sent at (s): {string.Join(", ", source.SentAt)}");
+        stats!.UnsettledAtStop.Should().Be(1, "the abandon was never answered");
+        stats.InFlight.Should().Be(0);
+    }
+
     private static (MessagePumpStatistics Stats, InMemoryQueue Queue, LateAnswers Source, ListLogger Logger) RunOne(TimeSpan answerDelay)
     {
         var clock = new VirtualTimeProvider();
@@ -72,7 +103,7 @@ public class HedgedRenewalTests
     /// A source whose renewals reach the broker at once and answer <paramref name="answerDelay"/> later; its messages
     /// learn the new expiry from the answer (the latest expiry wins), as a Service Bus message does.
     /// </summary>
-    private sealed class LateAnswers(InMemoryQueue inner, TimeProvider clock, TimeSpan answerDelay) : IMessageSource
+    private sealed class LateAnswers(InMemoryQueue inner, TimeProvider clock, TimeSpan answerDelay, bool silentSettlements = false) : IMessageSource
     {
         private int _inFlight;
 
@@ -114,12 +145,16 @@ public class HedgedRenewalTests
                 }
             }
 
-            public Task CompleteAsync(CancellationToken cancellationToken = default) => inner.CompleteAsync(cancellationToken);
+            public Task CompleteAsync(CancellationToken cancellationToken = default) => source.Settle(() => inner.CompleteAsync(cancellationToken), cancellationToken);
 
-            public Task AbandonAsync(CancellationToken cancellationToken = default) => inner.AbandonAsync(cancellationToken);
+            public Task AbandonAsync(CancellationToken cancellationToken = default) => source.Settle(() => inner.AbandonAsync(cancellationToken), cancellationToken);
 
-            public Task DeadLetterAsync(string reason, CancellationToken cancellationToken = default) => inner.DeadLetterAsync(reason, cancellationToken);
+            public Task DeadLetterAsync(string reason, CancellationToken cancellationToken = default) => source.Settle(() => inner.DeadLetterAsync(reason, cancellationToken), cancellationToken);
         }
+
+        /// <summary>A settle call: passed on, or, with silent settlements, never sent nor answered (until its token is canceled).</summary>
+        private Task Settle(Func<Task> call, CancellationToken cancellationToken) =>
+            silentSettlements ? Task.Delay(Timeout.InfiniteTimeSpan, clock, cancellationToken) : call();
 
         private TimeProvider Clock => clock;
 
