@@ -12,7 +12,7 @@ namespace PriorityAsync.MessagePump.AzureServiceBus;
 /// <para>
 /// Completions: Service Bus has no batch settlement, so <see cref="IMessageSource.CompletesBatchesNatively"/> is
 /// false and a <see cref="PriorityMessagePump"/> completes each message with its own call, concurrently; each call is
-/// bounded by its message's lock (<see cref="ServiceBusLeasedMessage"/>).
+/// sent whatever the last answered expiry says, and the broker's answer decides (<see cref="ServiceBusLeasedMessage"/>).
 /// </para>
 /// <para>
 /// Open one through <see cref="ServiceBusTransport.OpenAsync"/> (it reads the entity's lock duration where the

@@ -5,7 +5,7 @@ namespace PriorityAsync.MessagePump.AzureServiceBus;
 /// <summary>
 /// What a <see cref="ServiceBusPumpProcessor"/> hands its <see cref="ServiceBusPumpProcessor.ProcessMessageAsync"/>
 /// handler: the message and the calls that settle it, shaped like the SDK's <see cref="ProcessMessageEventArgs"/>.
-/// Each settlement runs in the pump's lease lane, bounded by the lock; a message is settled once.
+/// Each settlement runs in the pump's lease lane and is answered by the broker (see <see cref="ServiceBusLeasedMessage"/>); a message is settled once.
 /// </summary>
 /// <remarks>
 /// <c>DeferMessageAsync</c> and the <c>propertiesToModify</c> overloads are not offered: the pump's transport contract
@@ -55,7 +55,7 @@ public sealed class ServiceBusPumpMessageEventArgs : EventArgs
 
     /// <summary>Completes the message: it was processed.</summary>
     /// <param name="message">The message: <see cref="Message"/>.</param>
-    /// <param name="cancellationToken">Checked before the call; a settlement under way is bounded by the lock, not by this token.</param>
+    /// <param name="cancellationToken">Checked before the call; a settlement under way ends when the broker answers or the client's operation timeout (<see cref="ServiceBusRetryOptions.TryTimeout"/>) ends it, not with this token.</param>
     /// <returns>A task that completes when the broker has completed the message.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="message"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="message"/> is not this handler call's message.</exception>
@@ -66,7 +66,7 @@ public sealed class ServiceBusPumpMessageEventArgs : EventArgs
 
     /// <summary>Abandons the message: the broker makes it visible again for another delivery, with its delivery count raised.</summary>
     /// <param name="message">The message: <see cref="Message"/>.</param>
-    /// <param name="cancellationToken">Checked before the call; a settlement under way is bounded by the lock, not by this token.</param>
+    /// <param name="cancellationToken">Checked before the call; a settlement under way ends when the broker answers or the client's operation timeout (<see cref="ServiceBusRetryOptions.TryTimeout"/>) ends it, not with this token.</param>
     /// <returns>A task that completes when the broker has released the message.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="message"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="message"/> is not this handler call's message.</exception>
@@ -79,7 +79,7 @@ public sealed class ServiceBusPumpMessageEventArgs : EventArgs
     /// <param name="message">The message: <see cref="Message"/>.</param>
     /// <param name="deadLetterReason">Why the message cannot be processed (the <c>DeadLetterReason</c> property); required.</param>
     /// <param name="deadLetterErrorDescription">More detail (the <c>DeadLetterErrorDescription</c> property); <see langword="null"/> for none.</param>
-    /// <param name="cancellationToken">Checked before the call; a settlement under way is bounded by the lock, not by this token.</param>
+    /// <param name="cancellationToken">Checked before the call; a settlement under way ends when the broker answers or the client's operation timeout (<see cref="ServiceBusRetryOptions.TryTimeout"/>) ends it, not with this token.</param>
     /// <returns>A task that completes when the broker has dead-lettered the message.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="message"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="message"/> is not this handler call's message, or <paramref name="deadLetterReason"/> is empty.</exception>
