@@ -36,7 +36,12 @@ public sealed class ServiceBusTestFaults
         }
     }
 
-    /// <summary>The next <paramref name="count"/> renew-lock or renew-session-lock requests are answered with <paramref name="fault"/> (the lock is not renewed).</summary>
+    /// <summary>
+    /// The next <paramref name="count"/> renew-lock or renew-session-lock requests are answered with <paramref name="fault"/>
+    /// (the lock is not renewed). <see cref="ServiceBusTestFault.LockLost"/> also ends the locks it names, as the service's
+    /// 410 means: later renewals and settlements of them are answered lock-lost, and the messages (or the session) come
+    /// back at once.
+    /// </summary>
     /// <param name="count">How many requests fail; at least 1.</param>
     /// <param name="fault">The answer.</param>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="count"/> is less than 1, or <paramref name="fault"/> is not defined.</exception>

@@ -83,4 +83,28 @@ public sealed partial class ServiceBusTestQueue
     }
 
     internal void CountRenewLocked() => _renewCount++;
+
+    /// <summary>
+    /// Ends message locks now, as the service has when it answers a renewal 410: later renewals and settlements of them
+    /// are answered lock-lost too, and the messages come back at the next sweep.
+    /// </summary>
+    internal void ForfeitLocksLocked(IEnumerable<Guid> lockTokens, DateTimeOffset now)
+    {
+        foreach (var token in lockTokens)
+        {
+            if (_locked.TryGetValue(token, out var message) && !IsSessionBound(message) && message.LockedUntil > now)
+            {
+                message.LockedUntil = now;
+            }
+        }
+    }
+
+    /// <summary>Ends a session's lock now (the session-lock-lost fault): the session is released at the next sweep.</summary>
+    internal void ForfeitSessionLockLocked(string sessionId, DateTimeOffset now)
+    {
+        if (_sessions.TryGetValue(sessionId, out var session) && session.Holder is not null && session.LockedUntil > now)
+        {
+            session.LockedUntil = now;
+        }
+    }
 }

@@ -100,6 +100,11 @@ internal sealed partial class ManagementNode
             queue.CountRenewLocked();
             if (fault is not null)
             {
+                if (fault == ServiceBusTestFault.LockLost)
+                {
+                    queue.ForfeitLocksLocked(tokens, now);
+                }
+
                 return null;
             }
 
@@ -137,6 +142,11 @@ internal sealed partial class ManagementNode
         var until = _broker.Operate(now =>
         {
             queue.CountRenewLocked();
+            if (fault == ServiceBusTestFault.LockLost)
+            {
+                queue.ForfeitSessionLockLocked(sessionId, now);
+            }
+
             return fault is null ? queue.RenewSessionLocked(sessionId, now) : null;
         });
         if (fault is { } injected)
