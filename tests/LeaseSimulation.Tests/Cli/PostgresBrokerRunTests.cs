@@ -18,11 +18,18 @@ public sealed class PostgresBrokerRunTests
             // the leases. At scale 0.2 (a 1 s lease), with CI running every test assembly at once on 2 cores (the scale-out
             // test's three consumer processes on the same server among them), the pump lost 3 of 12 once and priority 1 of
             // 12 once: that measured the machine, not the consumers.
+            // "Loses nothing" holds when the process was never held back as long as the renewal margin: at scale 0.5 a lease
+            // of 2.5 s is renewed with 1.5 s left, and a renewal may wait for one 50 ms CPU operation. A longer stop of the
+            // whole process, which the probe measures (a loaded CI machine: 1 of 12 lost once under .ci/stress.sh
+            // --under-load, load 8-17), is one no consumer survives; then only that every message ended once is asserted.
+            var margin = TimeSpan.FromMilliseconds(1500 - 50);
+            using var probe = PauseProbe.Start();
             var exitCode = SimulationCommand.Execute(
                 ["--broker", "postgres", "--connection", PostgresServer.Require(), "--context", "single-thread", "--strategy", "all",
                  "--messages", "12", "--loops", "5", "--cpu-ms", "100", "--cpu-mode", "sleep", "--time-scale", "0.5", "--json", json, "--no-progress"],
                 output,
                 error);
+            var pause = probe.LongestPause;
 
             exitCode.Should().Be(0, "stderr: {0}", error);
             using var document = JsonDocument.Parse(File.ReadAllText(json));
@@ -31,8 +38,14 @@ public sealed class PostgresBrokerRunTests
             runs.Should().OnlyContain(r => r.GetProperty("broker").GetString() == "postgres" && r.GetProperty("clock").GetString() == "real");
             foreach (var run in runs.Where(r => r.GetProperty("strategy").GetString() is "priority" or "pump"))
             {
-                run.GetProperty("lost").GetInt32().Should().Be(0, "{0} keeps its leases on the real server", run.GetProperty("strategy").GetString());
-                run.GetProperty("completed").GetInt32().Should().Be(12);
+                var strategy = run.GetProperty("strategy").GetString();
+                var lost = run.GetProperty("lost").GetInt32();
+                var completed = run.GetProperty("completed").GetInt32();
+                (completed + lost).Should().Be(12, "every message of {0} ends once", strategy);
+                if (pause < margin)
+                {
+                    lost.Should().Be(0, "{0} keeps its leases on the real server (longest stop of the process {1:0} ms, margin {2:0} ms)", strategy, pause.TotalMilliseconds, margin.TotalMilliseconds);
+                }
             }
         }
         finally
