@@ -105,7 +105,7 @@ public sealed partial class PriorityMessagePump
             {
                 wake = context.IsScheduled || !context.IsRenewable || _keeperStopping
                     ? null
-                    : ScheduleNextLocked(context, TimeProvider.GetUtcNow().UtcTicks - TimeProvider.GetElapsedTime(context.LastRenewalSent).Ticks + spacing.Ticks);
+                    : ScheduleNextLocked(context, (LastRenewalSentAt(context) + spacing).UtcTicks);
             }
             else
             {
@@ -166,10 +166,14 @@ public sealed partial class PriorityMessagePump
                 return known;
             }
 
-            var handledBy = TimeProvider.GetUtcNow() - TimeProvider.GetElapsedTime(context.LastRenewalSent) + _renewRoundTrips.WorstRequestLeg;
+            var handledBy = LastRenewalSentAt(context) + _renewRoundTrips.WorstRequestLeg;
             return handledBy + lockDuration > known ? handledBy + lockDuration : known;
         }
     }
+
+    /// <summary>When (on the pump's clock) the newest renewal of <paramref name="context"/> was sent. Call under the lock.</summary>
+    private DateTimeOffset LastRenewalSentAt(MessageContext context) =>
+        TimeProvider.GetUtcNow() - TimeProvider.GetElapsedTime(context.LastRenewalSent);
 
     /// <summary>Whether another renewal of <paramref name="context"/> is under way or was sent after the one sent at <paramref name="sent"/>.</summary>
     private bool HasSiblingRenewal(MessageContext context, long sent)
