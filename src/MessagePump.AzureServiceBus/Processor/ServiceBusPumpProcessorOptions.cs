@@ -15,10 +15,19 @@ public sealed class ServiceBusPumpProcessorOptions
     public static readonly TimeSpan DefaultMaxAutoLockRenewalDuration = TimeSpan.FromMinutes(5);
 
     /// <summary>
-    /// Gets or sets how many messages are locked and handled at once: the pump's <see cref="MessagePumpOptions.MaxInFlight"/>.
+    /// Gets or sets how many messages are handled at once: the pump's <see cref="MessagePumpOptions.MaxInFlight"/>.
     /// The pump receives only when its lanes have spare capacity, so this is a cap, not a target. Default 1 (the SDK's); at least 1.
+    /// With <see cref="ReceiveDuringSettlement"/> on, up to as many more are locked while their completes are answered.
     /// </summary>
     public int MaxConcurrentCalls { get; set; } = 1;
+
+    /// <summary>
+    /// Gets or sets whether the next receive may go out while the broker answers a complete, abandon or dead-letter: the
+    /// pump's <see cref="MessagePumpOptions.ReceiveDuringSettlement"/>. Default <see langword="true"/> (about one round trip
+    /// per message instead of two at one call at a time; up to 2 × <see cref="MaxConcurrentCalls"/> locked at once);
+    /// <see langword="false"/> holds at most <see cref="MaxConcurrentCalls"/> locks, as <c>ServiceBusProcessor</c> does.
+    /// </summary>
+    public bool ReceiveDuringSettlement { get; set; } = true;
 
     /// <summary>
     /// Gets or sets whether a message the handler did not settle is completed when the handler returns. Default
@@ -113,5 +122,5 @@ public sealed class ServiceBusPumpProcessorOptions
     internal ServiceBusSourceOptions SourceOptions() => new() { PrefetchCount = PrefetchCount, LockDuration = LockDuration };
 
     /// <summary>The pump's options these options imply.</summary>
-    internal MessagePumpOptions PumpOptions() => new() { Name = Identifier, MaxInFlight = MaxConcurrentCalls, ShutdownTimeout = ShutdownTimeout };
+    internal MessagePumpOptions PumpOptions() => new() { Name = Identifier, MaxInFlight = MaxConcurrentCalls, ShutdownTimeout = ShutdownTimeout, ReceiveDuringSettlement = ReceiveDuringSettlement };
 }

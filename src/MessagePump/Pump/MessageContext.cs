@@ -44,6 +44,9 @@ public sealed partial class MessageContext
     /// <summary>Gets or sets whether the lease is in the pump's <see cref="LeaseSchedule"/>.</summary>
     internal bool IsScheduled { get; set; }
 
+    /// <summary>Gets or sets whether the message's settlement was sent and its in-flight slot freed for the next receive (under the pump's lock).</summary>
+    internal bool IsSettling { get; set; }
+
     /// <summary>Gets or sets when (UTC ticks) the lease must be renewed at the latest, under the renewal rule (the round-trip floor and the half-lock rule).</summary>
     internal long RenewDueTicks { get; set; }
 

@@ -22,13 +22,30 @@ public sealed class MessagePumpOptions
     public string Name { get; set; } = "message-pump";
 
     /// <summary>
-    /// Gets or sets how many messages may be locked at once, received and not yet settled (a message whose handler has
-    /// not started counts). A safety cap: the pump receives only when the scheduler has spare capacity, so the number in
-    /// flight follows what the handlers cost. <see langword="null"/> (the default) uses the processing lane's concurrency
-    /// (1 for a <see cref="PriorityAsyncContext"/>, the ordinary workers of a <see cref="PriorityTaskScheduler"/>) times
-    /// <see cref="DefaultInFlightPerWorker"/>. At least 1.
+    /// Gets or sets how many messages may be in flight at once: received, and their settlement not yet sent (a message
+    /// whose handler has not started counts). A safety cap: the pump receives only when the scheduler has spare capacity,
+    /// so the number in flight follows what the handlers cost. <see langword="null"/> (the default) uses the processing
+    /// lane's concurrency (1 for a <see cref="PriorityAsyncContext"/>, the ordinary workers of a
+    /// <see cref="PriorityTaskScheduler"/>) times <see cref="DefaultInFlightPerWorker"/>. At least 1.
     /// </summary>
+    /// <remarks>
+    /// With <see cref="ReceiveDuringSettlement"/> on (the default), a message whose complete, abandon or dead-letter is on
+    /// its way to the broker no longer takes a slot, and up to this many such settlements are awaited at once: at most
+    /// twice this many messages are locked at once. Turn it off for at most this many locked at once.
+    /// </remarks>
     public int? MaxInFlight { get; set; }
+
+    /// <summary>
+    /// Gets or sets whether the next receive may go out while the broker answers a settlement. <see langword="true"/>
+    /// (the default): a message's slot of <see cref="MaxInFlight"/> frees when its settlement is sent, so with a broker
+    /// round trip of R a consumer at one message in flight spends about R per message waiting, not 2R (receive, then
+    /// complete); the message stays in flight, its lock renewed and <see cref="PriorityMessagePump.StopAsync"/> waiting
+    /// for it, until the answer, and at most <see cref="MaxInFlight"/> settlements are awaited at once.
+    /// <see langword="false"/>: the slot frees with the broker's answer, so at most <see cref="MaxInFlight"/> messages
+    /// are ever locked at once (the receive of the next message waits for the last one's settlement, as
+    /// <c>ServiceBusProcessor</c> does).
+    /// </summary>
+    public bool ReceiveDuringSettlement { get; set; } = true;
 
     /// <summary>
     /// Gets or sets the most messages asked for in one receive call and completed in one complete call. The pump starts

@@ -127,6 +127,10 @@ public sealed partial class PriorityMessagePump
         {
             _schedule.Remove(context); // the lease is dropped the moment the message is settled
             removed = _inFlight.Remove(context);
+            if (removed && context.IsSettling)
+            {
+                _settling--;
+            }
             SignalCapacityLocked();
         }
 

@@ -107,12 +107,45 @@ public sealed partial class PriorityMessagePump
             return new ReceiveAnswer(started, answeredAt);
         });
 
-    /// <summary>How many more messages may be in flight now.</summary>
+    /// <summary>How many more messages may be received now (at least 1: the receive loop asks only when one may).</summary>
     private int FreeSlots()
     {
         lock (_gate)
         {
-            return Math.Max(1, MaxInFlight - _inFlight.Count);
+            var free = Math.Min(MaxInFlight - (_inFlight.Count - _settling), (2L * MaxInFlight) - _inFlight.Count);
+            return (int)Math.Max(1, free);
+        }
+    }
+
+    /// <summary>
+    /// Whether a message may be received now: fewer than <see cref="MaxInFlight"/> in flight whose settlement has not been
+    /// sent, and fewer than twice that in flight in all (the settlements under way never hold more than
+    /// <see cref="MaxInFlight"/> more locks). Call under the lock.
+    /// </summary>
+    private bool HasCapacityLocked() =>
+        _inFlight.Count - _settling < MaxInFlight && _inFlight.Count < 2L * MaxInFlight;
+
+    /// <summary>
+    /// Frees the message's slot for the next receive once its settlement is being sent, when
+    /// <see cref="MessagePumpOptions.ReceiveDuringSettlement"/> is on: the handler's work is done, and the receive need
+    /// not wait for the broker's answer. The message stays in flight (its lease kept, the stop path waiting for it) until
+    /// that answer. Only the first settlement of a message counts.
+    /// </summary>
+    private void FreeSlotAtSettlement(MessageContext context)
+    {
+        if (!_options.ReceiveDuringSettlement)
+        {
+            return;
+        }
+
+        lock (_gate)
+        {
+            if (!context.IsSettling && _inFlight.Contains(context))
+            {
+                context.IsSettling = true;
+                _settling++;
+                SignalCapacityLocked();
+            }
         }
     }
 
@@ -123,7 +156,7 @@ public sealed partial class PriorityMessagePump
     {
         lock (_gate)
         {
-            if (_inFlight.Count < MaxInFlight || _state != State.Running)
+            if (HasCapacityLocked() || _state != State.Running)
             {
                 return null;
             }

@@ -7,7 +7,8 @@ namespace PriorityAsync.MessagePump;
 /// A lease-aware message consumer on the lanes of a <see cref="PriorityScheduler"/>: the leases in flight are renewed
 /// by one keeper in the lease lane ahead of everything else, those that fall due together in one call; each handler runs in the processing lane, and new messages are received
 /// in the receive lane only when nothing more urgent is ready (spare capacity), in batches sized to the broker's round
-/// trip, and never more than <see cref="MaxInFlight"/> at once.
+/// trip, and never more than <see cref="MaxInFlight"/> at once (besides those whose settlement is on its way: see
+/// <see cref="MessagePumpOptions.ReceiveDuringSettlement"/>).
 /// </summary>
 /// <remarks>
 /// <para>
@@ -42,6 +43,7 @@ public sealed partial class PriorityMessagePump : IAsyncDisposable
     private readonly MessagePumpOptions _options;
     private readonly Lock _gate = new();
     private readonly HashSet<MessageContext> _inFlight = [];
+    private int _settling; // messages of _inFlight whose settlement was sent (see FreeSlotAtSettlement); under _gate
     private readonly CancellationTokenSource _receiveCancellation = new();
     private readonly RenewRoundTrips _renewRoundTrips = new();
     private readonly ReceiveAdmission _admission;

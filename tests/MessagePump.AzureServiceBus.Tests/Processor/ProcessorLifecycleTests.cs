@@ -83,6 +83,15 @@ public sealed class ProcessorLifecycleTests
     }
 
     [Fact]
+    public void The_pump_gets_the_processors_concurrency_settlement_mode_name_and_shutdown_timeout()
+    {
+        new ServiceBusPumpProcessorOptions().PumpOptions().ReceiveDuringSettlement.Should().BeTrue("the pump's default");
+        new ServiceBusPumpProcessorOptions { MaxConcurrentCalls = 3, ReceiveDuringSettlement = false, Identifier = "orders-1", ShutdownTimeout = TimeSpan.FromSeconds(2) }
+            .PumpOptions()
+            .Should().BeEquivalentTo(new { Name = "orders-1", MaxInFlight = 3, ReceiveDuringSettlement = false, ShutdownTimeout = TimeSpan.FromSeconds(2) });
+    }
+
+    [Fact]
     public void Bad_options_and_arguments_throw_naming_them()
     {
         var transport = new ServiceBusTransport("Endpoint=sb://127.0.0.1:1;SharedAccessKeyName=k;SharedAccessKey=v;UseDevelopmentEmulator=true");

@@ -27,7 +27,7 @@ public partial class ConfigurationKeysDocTests
         foreach (var key in DocumentedKeys())
         {
             var type = Nullable.GetUnderlyingType(typeof(MessagePumpOptions).GetProperty(key)!.PropertyType) ?? typeof(MessagePumpOptions).GetProperty(key)!.PropertyType;
-            values[$"P:{key}"] = type == typeof(TimeSpan) ? "00:00:02.500" : type == typeof(int) ? "3" : "bound";
+            values[$"P:{key}"] = type == typeof(TimeSpan) ? "00:00:02.500" : type == typeof(int) ? "3" : type == typeof(bool) ? "False" : "bound";
         }
 
         var services = new ServiceCollection();
