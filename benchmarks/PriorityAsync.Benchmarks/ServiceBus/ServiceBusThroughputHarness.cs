@@ -11,11 +11,13 @@ namespace PriorityAsync.Benchmarks.ServiceBus;
 /// <summary>
 /// Throughput on Service Bus with a no-op handler: the pump (PriorityAsync.MessagePump.AzureServiceBus) against the
 /// SDK's <see cref="ServiceBusProcessor"/> at equal concurrency (the pump's <c>MaxInFlight</c> = the processor's
-/// <c>MaxConcurrentCalls</c>; no prefetch for either), same run, same in-process test broker reached over loopback AMQP
+/// <c>MaxConcurrentCalls</c>; no prefetch for either), the pump both with its default (the next receive goes out while a
+/// complete is answered: <see cref="MessagePumpOptions.ReceiveDuringSettlement"/>) and without (never more locks than
+/// the processor holds), same run, same in-process test broker reached over loopback AMQP
 /// by the real Azure.Messaging.ServiceBus client. Each cell pre-sends N messages to a fresh queue and measures from the
 /// consumer's start until the broker counts N completions; the two cells of a round run back to back, and
 /// each row several rounds with pump and processor alternating which goes first (the machine's load drifts between
-/// cells; alternating cancels the drift's bias), after an unprinted warm-up of every cell (JIT, connection, links).
+/// cells; alternating cancels the drift's bias; the pump without receive-during-settlement runs right after the pump), after an unprinted warm-up of every cell (JIT, connection, links).
 /// <c>--breakdown</c> instead prints where one message's time goes: the raw SDK loop (receive 1, complete) beside the
 /// pump, and the pump's receive and complete round trips and the hand-offs between them (<see cref="TimedSource"/>).
 /// </summary>
@@ -39,7 +41,7 @@ internal static class ServiceBusThroughputHarness
         await using var broker = await ServiceBusTestBroker.StartAsync();
         await using var client = new ServiceBusClient(broker.ConnectionString);
         Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"Service Bus throughput: no-op handler, {messages} messages pre-sent per cell to the in-process test broker (loopback AMQP, Azure.Messaging.ServiceBus client), {Environment.ProcessorCount} cores, .NET {Environment.Version}{(smoke ? ", smoke run" : string.Empty)}."));
-        Console.WriteLine("Pump: PriorityTaskScheduler with 2 workers, MaxInFlight = concurrency, default batching. Processor: MaxConcurrentCalls = concurrency, PrefetchCount 0, auto-complete. Both: lock 30 s.");
+        Console.WriteLine("Pump: PriorityTaskScheduler with 2 workers, MaxInFlight = concurrency, default batching; 'strict': ReceiveDuringSettlement = false (at most MaxInFlight locked, as the processor). Processor: MaxConcurrentCalls = concurrency, PrefetchCount 0, auto-complete. All: lock 30 s.");
         Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"Each row: {rounds} rounds, pump and processor alternating which goes first; the median of each side, and the median of the rounds' ratios (each round's two cells run back to back)."));
         var cell = 0;
         if (!smoke)
@@ -47,40 +49,47 @@ internal static class ServiceBusThroughputHarness
             // Warm-up, not printed: JIT, the connection, the first links.
             foreach (var concurrency in Concurrencies)
             {
-                await MeasureAsync(broker, $"warm-pump-{cell++}", messages, queue => DrainWithPumpAsync(client, queue, concurrency, messages));
+                await MeasureAsync(broker, $"warm-pump-{cell++}", messages, queue => DrainWithPumpAsync(client, queue, concurrency, messages, receiveDuringSettlement: true));
+                await MeasureAsync(broker, $"warm-strict-{cell++}", messages, queue => DrainWithPumpAsync(client, queue, concurrency, messages, receiveDuringSettlement: false));
                 await MeasureAsync(broker, $"warm-processor-{cell++}", messages, queue => DrainWithProcessorAsync(client, queue, concurrency, messages));
             }
         }
 
         Console.WriteLine();
-        Console.WriteLine("| concurrency | pump (msg/s) | ServiceBusProcessor (msg/s) | pump / processor (median, min–max of rounds) | load average (start → end) |");
-        Console.WriteLine("|---:|---:|---:|---:|---:|");
+        Console.WriteLine("| concurrency | pump (msg/s) | pump, strict (msg/s) | ServiceBusProcessor (msg/s) | pump / processor (median, min–max of rounds) | strict / processor | load average (start → end) |");
+        Console.WriteLine("|---:|---:|---:|---:|---:|---:|---:|");
         foreach (var concurrency in Concurrencies)
         {
             var loadBefore = LoadAverage();
             var pumps = new List<double>();
+            var stricts = new List<double>();
             var processors = new List<double>();
             var ratios = new List<double>();
+            var strictRatios = new List<double>();
             for (var round = 0; round < rounds; round++)
             {
-                double pump, processor;
+                double pump, strict, processor;
                 if (round % 2 == 0)
                 {
-                    pump = await MeasureAsync(broker, $"pump-{cell++}", messages, queue => DrainWithPumpAsync(client, queue, concurrency, messages));
+                    pump = await MeasureAsync(broker, $"pump-{cell++}", messages, queue => DrainWithPumpAsync(client, queue, concurrency, messages, receiveDuringSettlement: true));
+                    strict = await MeasureAsync(broker, $"strict-{cell++}", messages, queue => DrainWithPumpAsync(client, queue, concurrency, messages, receiveDuringSettlement: false));
                     processor = await MeasureAsync(broker, $"processor-{cell++}", messages, queue => DrainWithProcessorAsync(client, queue, concurrency, messages));
                 }
                 else
                 {
                     processor = await MeasureAsync(broker, $"processor-{cell++}", messages, queue => DrainWithProcessorAsync(client, queue, concurrency, messages));
-                    pump = await MeasureAsync(broker, $"pump-{cell++}", messages, queue => DrainWithPumpAsync(client, queue, concurrency, messages));
+                    pump = await MeasureAsync(broker, $"pump-{cell++}", messages, queue => DrainWithPumpAsync(client, queue, concurrency, messages, receiveDuringSettlement: true));
+                    strict = await MeasureAsync(broker, $"strict-{cell++}", messages, queue => DrainWithPumpAsync(client, queue, concurrency, messages, receiveDuringSettlement: false));
                 }
 
                 pumps.Add(pump);
+                stricts.Add(strict);
                 processors.Add(processor);
                 ratios.Add(pump / processor);
+                strictRatios.Add(strict / processor);
             }
 
-            Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"| {concurrency} | {Median(pumps):0} | {Median(processors):0} | {Median(ratios):0.00}× ({ratios.Min():0.00}–{ratios.Max():0.00}) | {loadBefore} → {LoadAverage()} |"));
+            Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"| {concurrency} | {Median(pumps):0} | {Median(stricts):0} | {Median(processors):0} | {Median(ratios):0.00}× ({ratios.Min():0.00}–{ratios.Max():0.00}) | {Median(strictRatios):0.00}× ({strictRatios.Min():0.00}–{strictRatios.Max():0.00}) | {loadBefore} → {LoadAverage()} |"));
         }
 
         return 0;
@@ -196,7 +205,7 @@ internal static class ServiceBusThroughputHarness
         return messages / elapsed.TotalSeconds;
     }
 
-    private static async Task<TimeSpan> DrainWithPumpAsync(ServiceBusClient client, ServiceBusTestQueue queue, int concurrency, int messages)
+    private static async Task<TimeSpan> DrainWithPumpAsync(ServiceBusClient client, ServiceBusTestQueue queue, int concurrency, int messages, bool receiveDuringSettlement)
     {
         using var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = 2 });
         await using var transport = new ServiceBusTransport(client, new ServiceBusTransportOptions { ReadEntityProperties = false });
@@ -208,7 +217,7 @@ internal static class ServiceBusThroughputHarness
             source,
             static (_, _) => Task.CompletedTask,
             scheduler,
-            new MessagePumpOptions { MaxInFlight = concurrency, EmptyReceiveDelay = TimeSpan.FromMilliseconds(10) });
+            new MessagePumpOptions { MaxInFlight = concurrency, EmptyReceiveDelay = TimeSpan.FromMilliseconds(10), ReceiveDuringSettlement = receiveDuringSettlement });
         await using (pump)
         {
             await pump.StartAsync();
