@@ -21,7 +21,11 @@ namespace PriorityAsync.Benchmarks.ServiceBus;
 /// <c>--breakdown</c> instead prints where one message's time goes: the raw SDK loop (receive 1, complete) beside the
 /// pump, and the pump's receive and complete round trips and the hand-offs between them (<see cref="TimedSource"/>).
 /// </summary>
-/// <remarks>Usage: <c>servicebus-throughput [--smoke] [--messages N] [--rounds N] [--breakdown]</c>.</remarks>
+/// <remarks>
+/// Usage: <c>servicebus-throughput [--smoke] [--messages N] [--rounds N] [--latency-ms N] [--breakdown]</c>.
+/// <c>--latency-ms N</c> puts a <see cref="LatencyProxy"/> between the client and the broker: every chunk of bytes waits N ms
+/// each way, so a round trip costs at least 2N ms, as to a namespace over a network (fewer messages by default: 400).
+/// </remarks>
 internal static class ServiceBusThroughputHarness
 {
     private static readonly int[] Concurrencies = [1, 4, 16];
@@ -29,18 +33,21 @@ internal static class ServiceBusThroughputHarness
     public static int Run(string[] args)
     {
         var smoke = args.Contains("--smoke");
-        var messages = (int)(HarnessOptions.Read(args, "--messages") ?? (smoke ? 100 : 2_000));
+        var latency = TimeSpan.FromMilliseconds(HarnessOptions.Read(args, "--latency-ms") ?? 0);
+        var messages = (int)(HarnessOptions.Read(args, "--messages") ?? (smoke ? 100 : latency > TimeSpan.Zero ? 400 : 2_000));
         var rounds = (int)(HarnessOptions.Read(args, "--rounds") ?? (smoke ? 1 : 5));
         return args.Contains("--breakdown")
             ? BreakdownAsync(messages).GetAwaiter().GetResult()
-            : RunAsync(smoke, messages, rounds).GetAwaiter().GetResult();
+            : RunAsync(smoke, messages, rounds, latency).GetAwaiter().GetResult();
     }
 
-    private static async Task<int> RunAsync(bool smoke, int messages, int rounds)
+    private static async Task<int> RunAsync(bool smoke, int messages, int rounds, TimeSpan latency)
     {
         await using var broker = await ServiceBusTestBroker.StartAsync();
-        await using var client = new ServiceBusClient(broker.ConnectionString);
-        Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"Service Bus throughput: no-op handler, {messages} messages pre-sent per cell to the in-process test broker (loopback AMQP, Azure.Messaging.ServiceBus client), {Environment.ProcessorCount} cores, .NET {Environment.Version}{(smoke ? ", smoke run" : string.Empty)}."));
+        await using var proxy = latency > TimeSpan.Zero ? new LatencyProxy(broker.Port, latency) : null;
+        await using var client = new ServiceBusClient(proxy?.Route(broker.ConnectionString, broker.Port) ?? broker.ConnectionString);
+        var network = proxy is null ? "loopback AMQP" : string.Create(CultureInfo.InvariantCulture, $"AMQP through a relay that delays every chunk {latency.TotalMilliseconds:0.#} ms each way");
+        Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"Service Bus throughput: no-op handler, {messages} messages pre-sent per cell to the in-process test broker ({network}, Azure.Messaging.ServiceBus client), {Environment.ProcessorCount} cores, .NET {Environment.Version}{(smoke ? ", smoke run" : string.Empty)}."));
         Console.WriteLine("Pump: PriorityTaskScheduler with 2 workers, MaxInFlight = concurrency, default batching; 'strict': ReceiveDuringSettlement = false (at most MaxInFlight locked, as the processor). Processor: MaxConcurrentCalls = concurrency, PrefetchCount 0, auto-complete. All: lock 30 s.");
         Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"Each row: {rounds} rounds, pump and processor alternating which goes first; the median of each side, and the median of the rounds' ratios (each round's two cells run back to back)."));
         var cell = 0;
