@@ -22,14 +22,19 @@ public sealed class PostgresBrokerRunTests
             // of 2.5 s is renewed with 1.5 s left, and a renewal may wait for one 50 ms CPU operation. A longer stop of the
             // whole process, which the probe measures (a loaded CI machine: 1 of 12 lost once under .ci/stress.sh
             // --under-load, load 8-17), is one no consumer survives; then only that every message ended once is asserted.
+            // The same holds for the server, another process on the same cores: priority lost 1 of 12 once more under
+            // .ci/stress.sh --under-load (load 13) with the test process never held back more than 39 ms. So the claim
+            // is gated on the longest pause plus the server's longest round trip (ServerRoundTripProbe).
             var margin = TimeSpan.FromMilliseconds(1500 - 50);
             using var probe = PauseProbe.Start();
+            using var server = ServerRoundTripProbe.Start(PostgresServer.Require());
             var exitCode = SimulationCommand.Execute(
                 ["--broker", "postgres", "--connection", PostgresServer.Require(), "--context", "single-thread", "--strategy", "all",
                  "--messages", "12", "--loops", "5", "--cpu-ms", "100", "--cpu-mode", "sleep", "--time-scale", "0.5", "--json", json, "--no-progress"],
                 output,
                 error);
             var pause = probe.LongestPause;
+            var serverRoundTrip = server.LongestRoundTrip;
 
             exitCode.Should().Be(0, "stderr: {0}", error);
             using var document = JsonDocument.Parse(File.ReadAllText(json));
@@ -42,9 +47,9 @@ public sealed class PostgresBrokerRunTests
                 var lost = run.GetProperty("lost").GetInt32();
                 var completed = run.GetProperty("completed").GetInt32();
                 (completed + lost).Should().Be(12, "every message of {0} ends once", strategy);
-                if (pause < margin)
+                if (serverRoundTrip < margin && pause + serverRoundTrip < margin)
                 {
-                    lost.Should().Be(0, "{0} keeps its leases on the real server (longest stop of the process {1:0} ms, margin {2:0} ms)", strategy, pause.TotalMilliseconds, margin.TotalMilliseconds);
+                    lost.Should().Be(0, "{0} keeps its leases on the real server (longest stop of the process {1:0} ms, longest server round trip {2:0} ms, margin {3:0} ms)", strategy, pause.TotalMilliseconds, serverRoundTrip.TotalMilliseconds, margin.TotalMilliseconds);
                 }
             }
         }

@@ -37,11 +37,7 @@ public class SettlementSlotTests
     public void SettlementsThatAreNeverAnswered_HoldAtMostTwiceMaxInFlightLocks()
     {
         var clock = new VirtualTimeProvider();
-        var queue = new InMemoryTransport(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromMinutes(1) });
-        for (var i = 0; i < 20; i++)
-        {
-            queue.Send(new byte[] { 1 }, $"m{i}");
-        }
+        var queue = Queue(clock, messages: 20, TimeSpan.FromMinutes(1));
 
         var source = new ScriptedSource(queue) { SettleLatency = TimeSpan.FromHours(1) };
         MessagePumpStatistics? during = null;
@@ -68,11 +64,7 @@ public class SettlementSlotTests
     public void AStopWhileSettlementsAreAnswered_WaitsForThem_AndLeavesNothingLocked()
     {
         var clock = new VirtualTimeProvider();
-        var queue = new InMemoryTransport(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(10) });
-        for (var i = 0; i < 3; i++)
-        {
-            queue.Send(new byte[] { 1 }, $"m{i}");
-        }
+        var queue = Queue(clock, messages: 3, TimeSpan.FromSeconds(10));
 
         var source = new ScriptedSource(queue) { SettleLatency = Settle };
         MessagePumpStatistics? stats = null;
@@ -96,11 +88,7 @@ public class SettlementSlotTests
     private static (List<TimeSpan> ReceivedAt, MessagePumpStatistics Stats, InMemoryQueueStatistics Broker) Drain(MessagePumpOptions options, int messages)
     {
         var clock = new VirtualTimeProvider();
-        var queue = new InMemoryTransport(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(10) });
-        for (var i = 0; i < messages; i++)
-        {
-            queue.Send(new byte[] { 1 }, $"m{i}");
-        }
+        var queue = Queue(clock, messages, TimeSpan.FromSeconds(10));
 
         var source = new ScriptedSource(queue) { SettleLatency = Settle };
         var receivedAt = new List<TimeSpan>();
@@ -124,6 +112,18 @@ public class SettlementSlotTests
         });
 
         return (receivedAt, stats!, queue.GetStatistics());
+    }
+
+    /// <summary>A queue on <paramref name="clock"/> holding <paramref name="messages"/> messages m0, m1, ...</summary>
+    private static InMemoryQueue Queue(VirtualTimeProvider clock, int messages, TimeSpan lockDuration)
+    {
+        var queue = new InMemoryTransport(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = lockDuration });
+        for (var i = 0; i < messages; i++)
+        {
+            queue.Send(new byte[] { 1 }, $"m{i}");
+        }
+
+        return queue;
     }
 
     private static TimeSpan Seconds(double value) => TimeSpan.FromSeconds(value);
