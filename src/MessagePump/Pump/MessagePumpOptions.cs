@@ -37,7 +37,8 @@ public sealed class MessagePumpOptions
 
     /// <summary>
     /// Gets or sets whether the next receive may go out while the broker answers a settlement. <see langword="true"/>
-    /// (the default): a message's slot of <see cref="MaxInFlight"/> frees when its settlement is sent, so with a broker
+    /// (the default): a message's slot of <see cref="MaxInFlight"/> frees when its handler has returned and its settlement
+    /// is sent (a settlement the handler makes itself frees nothing before the handler returns), so with a broker
     /// round trip of R a consumer at one message in flight spends about R per message waiting, not 2R (receive, then
     /// complete); the message stays in flight, its lock renewed and <see cref="PriorityMessagePump.StopAsync"/> waiting
     /// for it, until the answer, and at most <see cref="MaxInFlight"/> settlements are awaited at once.

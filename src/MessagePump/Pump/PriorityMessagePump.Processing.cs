@@ -93,6 +93,7 @@ public sealed partial class PriorityMessagePump
             }
             else
             {
+                FreeSlotAtSettlement(context); // the handler has returned and its settlement is on its way
                 context.ContinueWhenDone(settling, MessageContext.ProcessingStep.Settled);
             }
         }

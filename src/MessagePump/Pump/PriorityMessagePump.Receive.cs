@@ -126,10 +126,10 @@ public sealed partial class PriorityMessagePump
         _inFlight.Count - _settling < MaxInFlight && _inFlight.Count < 2L * MaxInFlight;
 
     /// <summary>
-    /// Frees the message's slot for the next receive once its settlement is being sent, when
-    /// <see cref="MessagePumpOptions.ReceiveDuringSettlement"/> is on: the handler's work is done, and the receive need
-    /// not wait for the broker's answer. The message stays in flight (its lease kept, the stop path waiting for it) until
-    /// that answer. Only the first settlement of a message counts.
+    /// Frees the message's slot for the next receive when its handler has returned and the settlement after it is on its
+    /// way, if <see cref="MessagePumpOptions.ReceiveDuringSettlement"/> is on: the consumer's work is done, and the
+    /// receive need not wait for the broker's answer. The message stays in flight (its lease kept, the stop path waiting
+    /// for it) until that answer. A settlement a handler makes itself frees nothing while the handler runs.
     /// </summary>
     private void FreeSlotAtSettlement(MessageContext context)
     {

@@ -15,7 +15,6 @@ public sealed partial class PriorityMessagePump
     /// <returns>Whether the message was settled.</returns>
     private async Task<bool> SettleClaimedAsync(MessageContext context, Settlement settlement, string? reason = null)
     {
-        FreeSlotAtSettlement(context);
         try
         {
             if (settlement == Settlement.Complete && _completions is { } batcher)

@@ -32,6 +32,38 @@ public class SettlementSlotTests
         run.Stats.Should().BeEquivalentTo(new { Received = 3, Completed = 3, LeasesLost = 0, InFlight = 0, PeakInFlight = 1 });
     }
 
+    /// <summary>A handler that completes its message itself and goes on working keeps its slot until it returns.</summary>
+    [Fact]
+    public void AHandlerThatSettlesItself_KeepsItsSlot_UntilItReturns()
+    {
+        var clock = new VirtualTimeProvider();
+        var queue = Queue(clock, messages: 2, TimeSpan.FromSeconds(10));
+        var source = new ScriptedSource(queue) { SettleLatency = Settle };
+        var started = new List<TimeSpan>();
+        MessagePumpStatistics? stats = null;
+        VirtualRun.Run(clock, async scheduler =>
+        {
+            var start = clock.GetUtcNow();
+            var pump = new PriorityMessagePump(
+                source,
+                async (context, token) =>
+                {
+                    started.Add(clock.GetUtcNow() - start);
+                    await context.CompleteAsync(); // answered 2 s later
+                    await Task.Delay(Handle, context.TimeProvider, token); // then 1 s more of the handler's own work
+                },
+                scheduler,
+                new MessagePumpOptions { MaxInFlight = 1 });
+            await pump.StartAsync();
+            await VirtualRun.WaitUntilAsync(() => queue.GetStatistics().Completed == 2, clock, TimeSpan.FromMinutes(1));
+            await pump.StopAsync();
+            stats = pump.GetStatistics();
+        });
+
+        started.Should().Equal([Seconds(0), Seconds(3)], "one handler at a time: m2 waits for m1's handler to return at 3 s");
+        stats.Should().BeEquivalentTo(new { Received = 2, Completed = 2, PeakInFlight = 1 });
+    }
+
     /// <summary>A broker that answers receives but not settlements gets no more than 2 × MaxInFlight locks from the pump.</summary>
     [Fact]
     public void SettlementsThatAreNeverAnswered_HoldAtMostTwiceMaxInFlightLocks()
