@@ -36,32 +36,17 @@ public class SettlementSlotTests
     [Fact]
     public void AHandlerThatSettlesItself_KeepsItsSlot_UntilItReturns()
     {
-        var clock = new VirtualTimeProvider();
-        var queue = Queue(clock, messages: 2, TimeSpan.FromSeconds(10));
-        var source = new ScriptedSource(queue) { SettleLatency = Settle };
-        var started = new List<TimeSpan>();
-        MessagePumpStatistics? stats = null;
-        VirtualRun.Run(clock, async scheduler =>
-        {
-            var start = clock.GetUtcNow();
-            var pump = new PriorityMessagePump(
-                source,
-                async (context, token) =>
-                {
-                    started.Add(clock.GetUtcNow() - start);
-                    await context.CompleteAsync(); // answered 2 s later
-                    await Task.Delay(Handle, context.TimeProvider, token); // then 1 s more of the handler's own work
-                },
-                scheduler,
-                new MessagePumpOptions { MaxInFlight = 1 });
-            await pump.StartAsync();
-            await VirtualRun.WaitUntilAsync(() => queue.GetStatistics().Completed == 2, clock, TimeSpan.FromMinutes(1));
-            await pump.StopAsync();
-            stats = pump.GetStatistics();
-        });
+        var run = Drain(
+            new MessagePumpOptions { MaxInFlight = 1 },
+            messages: 2,
+            async (context, token) =>
+            {
+                await context.CompleteAsync(); // answered 2 s later
+                await Task.Delay(Handle, context.TimeProvider, token); // then 1 s more of the handler's own work
+            });
 
-        started.Should().Equal([Seconds(0), Seconds(3)], "one handler at a time: m2 waits for m1's handler to return at 3 s");
-        stats.Should().BeEquivalentTo(new { Received = 2, Completed = 2, PeakInFlight = 1 });
+        run.ReceivedAt.Should().Equal([Seconds(0), Seconds(3)], "one handler at a time: m2 waits for m1's handler to return at 3 s");
+        run.Stats.Should().BeEquivalentTo(new { Received = 2, Completed = 2, PeakInFlight = 1 });
     }
 
     /// <summary>A broker that answers receives but not settlements gets no more than 2 × MaxInFlight locks from the pump.</summary>
@@ -117,11 +102,12 @@ public class SettlementSlotTests
         queue.GetStatistics().Should().BeEquivalentTo(new { Completed = 2, InFlight = 0, Available = 1 });
     }
 
-    private static (List<TimeSpan> ReceivedAt, MessagePumpStatistics Stats, InMemoryQueueStatistics Broker) Drain(MessagePumpOptions options, int messages)
+    /// <summary>Drains a queue of <paramref name="messages"/> with a pump whose handler records when it started, then runs <paramref name="work"/> (1 s by default).</summary>
+    private static (List<TimeSpan> ReceivedAt, MessagePumpStatistics Stats, InMemoryQueueStatistics Broker) Drain(
+        MessagePumpOptions options, int messages, Func<MessageContext, CancellationToken, Task>? work = null)
     {
         var clock = new VirtualTimeProvider();
         var queue = Queue(clock, messages, TimeSpan.FromSeconds(10));
-
         var source = new ScriptedSource(queue) { SettleLatency = Settle };
         var receivedAt = new List<TimeSpan>();
         MessagePumpStatistics? stats = null;
@@ -133,7 +119,7 @@ public class SettlementSlotTests
                 (context, token) =>
                 {
                     receivedAt.Add(clock.GetUtcNow() - start);
-                    return Task.Delay(Handle, context.TimeProvider, token);
+                    return work?.Invoke(context, token) ?? Task.Delay(Handle, context.TimeProvider, token);
                 },
                 scheduler,
                 options);
