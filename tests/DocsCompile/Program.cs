@@ -1,4 +1,5 @@
 using PriorityAsync.DocsCompile;
+using PriorityAsync.MessagePump.AzureServiceBus.Testing;
 
 // Compiles every C# block of README.md and docs/*.md and runs the whole programs (docs/index.md, "Code samples"):
 //   dotnet run --project tests/DocsCompile -c Release -p:PriorityAsyncVersion=<packed version> [-- <repository root>]
@@ -8,6 +9,18 @@ var root = args.Length > 0 ? Path.GetFullPath(args[0]) : FindRoot(Directory.GetC
 
 var selfTest = SelfTest.Run();
 Console.WriteLine($"self-test: {(selfTest.Count == 0 ? "every kind of bad block fails the check" : $"{selfTest.Count} problems")}");
+
+// The Service Bus programs (docs/azure-service-bus.md) need a namespace with a queue "orders": without one of yours in
+// SERVICEBUS_CONNECTION they run against the in-process test broker, so CI runs them too.
+await using var serviceBus = string.IsNullOrEmpty(Environment.GetEnvironmentVariable("SERVICEBUS_CONNECTION"))
+    ? await ServiceBusTestBroker.StartAsync()
+    : null;
+if (serviceBus is not null)
+{
+    serviceBus.CreateQueue("orders", new ServiceBusTestEntityOptions { LockDuration = TimeSpan.FromSeconds(30) });
+    Environment.SetEnvironmentVariable("SERVICEBUS_CONNECTION", serviceBus.ConnectionString);
+    Console.WriteLine("SERVICEBUS_CONNECTION: the in-process Service Bus test broker, with a queue 'orders'");
+}
 
 var report = DocsCheck.Run(root, TimeSpan.FromSeconds(120), Console.Out);
 Console.WriteLine(

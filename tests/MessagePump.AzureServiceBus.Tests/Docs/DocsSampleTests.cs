@@ -8,20 +8,6 @@ namespace PriorityAsync.MessagePump.AzureServiceBus.Tests.Docs;
 public sealed class DocsSampleTests
 {
     [Fact]
-    public async Task The_quick_start_consumes_ten_messages_and_leaves_nothing_locked()
-    {
-        await using var broker = await ServiceBusTestBroker.StartAsync();
-        var queue = broker.CreateQueue("orders", new ServiceBusTestEntityOptions { LockDuration = TimeSpan.FromSeconds(30) });
-        await QuickStartSample.SendAsync(broker.ConnectionString);
-
-        var processed = await QuickStartSample.RunAsync(broker.ConnectionString, new ServiceBusTransportOptions { ReadEntityProperties = false, ClientOptions = SbHarness.ClientOptions() });
-
-        processed.Should().Be(10);
-        await Bounded.UntilAsync(() => Task.FromResult(queue.CompletedCount == 10), SbHarness.HangBound, "ten completions");
-        queue.LockedCount.Should().Be(0);
-    }
-
-    [Fact]
     public async Task The_pump_side_of_the_migration_handles_and_dead_letters_like_the_processor_side()
     {
         await using var sb = await SbHarness.StartAsync();
