@@ -5,13 +5,14 @@ namespace LeaseSimulation.Reporting;
 
 /// <summary>
 /// Formats the Service Bus rows (<c>--broker servicebus</c>) as the head-to-head table: per strategy and context, the
-/// messages completed and dead-lettered, the locks lost, and the duplicates (handler runs of a message beyond its first).
+/// messages completed and dead-lettered, the locks lost, the duplicates (handler runs of a message beyond its first) and
+/// the renew calls per lock duration of lock held (on the test broker).
 /// </summary>
 public static class ServiceBusTable
 {
     private static readonly string[] Headers =
     [
-        "context", "strategy", "cpu ms", "messages", "completed", "dead-lettered", "leases lost", "duplicates", "handler runs", "total s", "wall s",
+        "context", "strategy", "cpu ms", "messages", "completed", "dead-lettered", "leases lost", "duplicates", "handler runs", "renews / lock", "total s", "wall s",
     ];
 
     /// <summary>Formats the results that have Service Bus counts; empty when none has.</summary>
@@ -40,6 +41,7 @@ public static class ServiceBusTable
         Integer(r.LeasesLost ?? 0),
         Integer(r.Duplicates ?? 0),
         Integer(r.HandlerRuns ?? 0),
+        r.RenewCallsPerLockDuration is { } perLock ? perLock.ToString("0.00", CultureInfo.InvariantCulture) : "-",
         (r.StoppedAtDeadline ? "*" : string.Empty) + r.TotalSeconds.ToString("0.0", CultureInfo.InvariantCulture),
         r.WallTime.TotalSeconds.ToString("0.0", CultureInfo.InvariantCulture),
     ];

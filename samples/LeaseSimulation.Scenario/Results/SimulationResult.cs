@@ -99,6 +99,14 @@ public sealed record SimulationResult
     [System.Text.Json.Serialization.JsonIgnore(Condition = System.Text.Json.Serialization.JsonIgnoreCondition.WhenWritingNull)]
     public int? DeadLettered { get; init; }
 
+    /// <summary>Gets the renew calls the test broker answered (<c>--broker servicebus</c> without <c>--connection</c>).</summary>
+    [System.Text.Json.Serialization.JsonIgnore(Condition = System.Text.Json.Serialization.JsonIgnoreCondition.WhenWritingNull)]
+    public int? RenewCalls { get; init; }
+
+    /// <summary>Gets the renew calls per lock duration of lock held, summed over deliveries (<c>--broker servicebus</c> without <c>--connection</c>): 2 is a renewal every half lock.</summary>
+    [System.Text.Json.Serialization.JsonIgnore(Condition = System.Text.Json.Serialization.JsonIgnoreCondition.WhenWritingNull)]
+    public double? RenewCallsPerLockDuration { get; init; }
+
     /// <summary>Gets the monitor's samples, every 3 s of scenario time.</summary>
     [JsonIgnore]
     public IReadOnlyList<TimelineSample> Timeline { get; init; } = [];

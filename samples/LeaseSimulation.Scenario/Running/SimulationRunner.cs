@@ -72,6 +72,8 @@ public static class SimulationRunner
             Duplicates = run.ServiceBusLedger?.Duplicates,
             LeasesLost = run.ServiceBusLedger?.LeasesLost,
             DeadLettered = run.ServiceBusLedger?.DeadLettered,
+            RenewCalls = run.ServiceBusLedger?.BrokerAudit?.RenewCalls,
+            RenewCallsPerLockDuration = run.ServiceBusLedger?.RenewCallsPerLockDuration is { } perLock ? Math.Round(perLock, 2) : null,
             Timeline = tracker.Timeline,
         };
     }

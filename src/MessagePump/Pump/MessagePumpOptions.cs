@@ -59,8 +59,9 @@ public sealed class MessagePumpOptions
     /// <summary>
     /// Gets or sets how much lock time may remain when the pump renews. <see langword="null"/> (the default) renews
     /// when min(half of the remaining lock, 10 s) remains, like Azure Service Bus. Set, it replaces that rule. Either
-    /// way the pump renews earlier when three times the worst of the last 32 renew round trips is more: a renewal sent
-    /// later could not reach the broker in time. Positive and below the source's lock duration.
+    /// way the pump renews earlier when three times the worst of the last 32 request legs is more (how long a renewal
+    /// took to reach the broker, where the source knows its lock duration; otherwise the whole round trip): a renewal
+    /// sent later could not reach the broker in time. Positive and below the source's lock duration.
     /// </summary>
     public TimeSpan? LockRenewalBuffer { get; set; }
 

@@ -164,9 +164,14 @@ public sealed partial class PriorityMessagePump
 
     /// <summary>
     /// How much lock time may remain at renewal: the option when set, otherwise min(half of the remaining lock, 10 s) —
-    /// Azure Service Bus's rule — and in both cases at least three times the worst renew round trip observed lately
-    /// (measured until the keeper runs again, so it includes the slice that was running when the answer came): a renewal
-    /// sent later than that could not reach the broker before the lock ends.
+    /// Azure Service Bus's rule — and in both cases at least three times the time a renewal needs to act: a renewal sent
+    /// later than that could not reach the broker before the lock ends. Where the source knows its lock duration that
+    /// time is the worst request leg observed lately (how long a renewal took to reach the broker): renewals are then
+    /// pipelined (<see cref="BeginRenewalLocked"/>), so an answer that comes back late holds no renewal back and must not
+    /// make the next one earlier either — on a starved thread pool answers wait hundreds of milliseconds for a thread,
+    /// and counting that wait sent a renewal at once after each late answer (2.5 renew calls per lock duration on the
+    /// starved-pool head-to-head instead of 2). Otherwise it is the worst whole round trip (measured until the keeper
+    /// runs again, so it includes the slice that was running when the answer came).
     /// </summary>
     private TimeSpan RenewalBuffer(TimeSpan remaining)
     {
@@ -176,7 +181,9 @@ public sealed partial class PriorityMessagePump
         }
 
         var rule = _options.LockRenewalBuffer ?? TimeSpan.FromTicks(Math.Min(remaining.Ticks / 2, MaxDefaultRenewalBuffer.Ticks));
-        var byRoundTrip = _renewRoundTrips.RequiredSlack;
+        var byRoundTrip = _source.LockDuration is { } lockDuration && lockDuration > TimeSpan.Zero
+            ? TimeSpan.FromTicks(_renewRoundTrips.WorstRequestLeg.Ticks * RenewRoundTrips.SafetyFactor)
+            : _renewRoundTrips.RequiredSlack;
         return byRoundTrip > rule ? byRoundTrip : rule;
     }
 }

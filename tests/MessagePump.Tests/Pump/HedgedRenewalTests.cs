@@ -37,6 +37,21 @@ public class HedgedRenewalTests
     }
 
     [Fact]
+    public void AnswersLateButWithinTheLock_AtMostTwoRenewCallsPerLockDuration()
+    {
+        // 700 ms answers on a 2 s lock whose renewals reach the broker at once: the lock the broker holds is the one each
+        // renewal set when it was sent, so the next renewal is due by the rule from that expiry, not at once because the
+        // answer took long. Before, the answer's whole round trip counted as slack a renewal needs (3 x 700 ms, more
+        // than the lock left), and every late answer sent the next renewal at once: 13 calls for a 10 s handler.
+        var (stats, queue, source, _) = RunOne(TimeSpan.FromMilliseconds(700));
+
+        stats.LeasesLost.Should().Be(0, $"renewals sent at (s): {string.Join(", ", source.SentAt)}");
+        queue.GetStatistics().Completed.Should().Be(1);
+        var lockDurationsHeld = 10.0 / 2.0; // a 10 s handler on a 2 s lock
+        (source.SentAt.Count / lockDurationsHeld).Should().BeLessThanOrEqualTo(2.0, $"renewals sent at (s): {string.Join(", ", source.SentAt)}");
+    }
+
+    [Fact]
     public void AnswersInTime_NoRenewalIsHedged()
     {
         var (stats, queue, source, logger) = RunOne(TimeSpan.FromMilliseconds(100));

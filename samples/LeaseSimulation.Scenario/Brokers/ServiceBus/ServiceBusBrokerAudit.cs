@@ -5,4 +5,5 @@ namespace LeaseSimulation.Brokers.ServiceBus;
 /// <param name="DeadLettered">The ids of the messages in the dead-letter sub-queue.</param>
 /// <param name="Locked">How many messages were still locked.</param>
 /// <param name="Active">How many messages were still waiting to be received.</param>
-public sealed record ServiceBusBrokerAudit(IReadOnlyList<int> Completions, IReadOnlyCollection<string> DeadLettered, int Locked, int Active);
+/// <param name="RenewCalls">How many renew-lock requests the broker answered (every consumer's, renewed or refused).</param>
+public sealed record ServiceBusBrokerAudit(IReadOnlyList<int> Completions, IReadOnlyCollection<string> DeadLettered, int Locked, int Active, int RenewCalls);

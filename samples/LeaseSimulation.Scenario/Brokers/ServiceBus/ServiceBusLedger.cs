@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using System.Globalization;
 using LeaseSimulation.Messages;
 using LeaseSimulation.Running;
@@ -19,6 +20,8 @@ public sealed class ServiceBusLedger
     private readonly HashSet<int> _handled = [];
     private readonly HashSet<int> _completed = [];
     private readonly HashSet<int> _deadLettered = [];
+    private readonly Dictionary<(int Id, int Delivery), long> _deliveredAt = [];
+    private long _lockHeldTicks;
     private int _handlerRuns;
     private int _leasesLost;
     private int _abandoned;
@@ -82,6 +85,39 @@ public sealed class ServiceBusLedger
         }
     }
 
+    /// <summary>
+    /// Gets how long the consumer held locks, summed over the deliveries that ended (wall time from each delivery to the
+    /// first report of its end, or to the redelivery that showed its lock was lost): what renewals per lock duration are
+    /// counted against.
+    /// </summary>
+    public TimeSpan LockHeldTime
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return TimeSpan.FromTicks(_lockHeldTicks);
+            }
+        }
+    }
+
+    /// <summary>
+    /// Gets the renew calls the broker answered per lock duration of lock held (<see cref="LockHeldTime"/> over the
+    /// run's lock duration): 2 is a renewal every half lock. <see langword="null"/> before the end of a run on the test
+    /// broker (<see cref="BrokerAudit"/>) or when no lock was held.
+    /// </summary>
+    public double? RenewCallsPerLockDuration
+    {
+        get
+        {
+            var held = LockHeldTime;
+            var lockDuration = _run.Settings.LeaseDuration * _run.Settings.TimeScale;
+            return BrokerAudit is { } audit && held > TimeSpan.Zero && lockDuration > TimeSpan.Zero
+                ? audit.RenewCalls / (held / lockDuration)
+                : null;
+        }
+    }
+
     /// <summary>Gets how many messages were dead-lettered (lost their lock at their last delivery).</summary>
     public int DeadLettered
     {
@@ -141,9 +177,13 @@ public sealed class ServiceBusLedger
             {
                 _deliveries[key] = DeliveryOutcome.LockLost;
                 _leasesLost++;
+                EndHeldLocked(key);
             }
 
-            _deliveries.TryAdd((id, deliveryCount), null);
+            if (_deliveries.TryAdd((id, deliveryCount), null))
+            {
+                _deliveredAt[(id, deliveryCount)] = Stopwatch.GetTimestamp();
+            }
         }
 
         if (first)
@@ -200,6 +240,7 @@ public sealed class ServiceBusLedger
             }
 
             _deliveries[(id, deliveryCount)] = outcome;
+            EndHeldLocked((id, deliveryCount));
             _messages.TryGetValue(id, out message);
             switch (outcome)
             {
@@ -224,6 +265,15 @@ public sealed class ServiceBusLedger
         if (message is not null && (outcome == DeliveryOutcome.Completed || deliveryCount >= _maxDeliveryCount))
         {
             _run.Tracker.RecordBrokerOutcome(message, outcome == DeliveryOutcome.Completed ? MessageStatus.Done : MessageStatus.Lost);
+        }
+    }
+
+    /// <summary>Adds the time a delivery's lock was held, once, when its end is first known. Call under the lock.</summary>
+    private void EndHeldLocked((int Id, int Delivery) delivery)
+    {
+        if (_deliveredAt.Remove(delivery, out var deliveredAt))
+        {
+            _lockHeldTicks += Stopwatch.GetElapsedTime(deliveredAt).Ticks;
         }
     }
 

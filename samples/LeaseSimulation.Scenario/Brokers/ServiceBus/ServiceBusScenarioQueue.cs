@@ -127,7 +127,8 @@ public sealed class ServiceBusScenarioQueue : IDisposable
             [.. Enumerable.Range(1, _messages).Select(i => queue.CompletionsOf(i.ToString(CultureInfo.InvariantCulture)))],
             [.. deadLetters.Select(d => d.MessageId)],
             locked,
-            queue.ActiveCount);
+            queue.ActiveCount,
+            queue.RenewCount);
     }
 
     /// <summary>Closes the client and stops the test broker.</summary>
