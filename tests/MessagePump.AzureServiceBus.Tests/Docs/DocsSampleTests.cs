@@ -42,4 +42,20 @@ public sealed class DocsSampleTests
         services.Should().Contain(d => d.IsKeyedService && "billing".Equals(d.ServiceKey));
         await Task.CompletedTask;
     }
+
+    [Fact]
+    public async Task The_hosted_processor_sample_completes_messages_and_its_stop_leaves_nothing_locked()
+    {
+        await using var broker = await ServiceBusTestBroker.StartAsync();
+        var queue = broker.CreateQueue("orders", new ServiceBusTestEntityOptions { LockDuration = TimeSpan.FromSeconds(30) });
+        queue.Send("a"u8.ToArray(), "a");
+        queue.Send("b"u8.ToArray(), "b");
+        using var host = HostingSample.BuildProcessorHost([$"--ServiceBus:ConnectionString={broker.ConnectionString}"]);
+
+        await host.StartAsync();
+        await Bounded.UntilAsync(() => Task.FromResult(queue.CompletedCount == 2), SbHarness.HangBound, "two completions");
+        await host.StopAsync();
+
+        queue.LockedCount.Should().Be(0);
+    }
 }

@@ -1,3 +1,4 @@
+using Azure.Messaging.ServiceBus;
 using Azure.Core;
 using Azure.Identity;
 using Microsoft.Extensions.DependencyInjection;
@@ -23,6 +24,35 @@ internal static class HostingSample
             });
         var host = builder.Build();
         // </hosting>
+        return host;
+    }
+
+    public static IHost BuildProcessorHost(string[] args)
+    {
+        // <hosting-processor>
+        var builder = Host.CreateApplicationBuilder(args);
+        builder.Services.AddSingleton(new ServiceBusClient(builder.Configuration["ServiceBus:ConnectionString"]));
+        builder.Services.AddServiceBusPumpProcessor(
+            provider => provider.GetRequiredService<ServiceBusClient>().CreatePumpProcessor("orders", new ServiceBusPumpProcessorOptions
+            {
+                MaxConcurrentCalls = 16,
+            }),
+            (provider, processor) =>
+            {
+                processor.ProcessMessageAsync += async args =>
+                {
+                    await using var scope = provider.CreateAsyncScope();              // scoped services per message
+                    await Task.Delay(10, args.CancellationToken);                      // your work
+                    await args.CompleteMessageAsync(args.Message);
+                };
+                processor.ProcessErrorAsync += args =>
+                {
+                    Console.Error.WriteLine($"{args.ErrorSource}: {args.Exception.Message}");
+                    return Task.CompletedTask;
+                };
+            });
+        var host = builder.Build();
+        // </hosting-processor>
         return host;
     }
 
