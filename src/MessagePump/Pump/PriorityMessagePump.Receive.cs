@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using System.Diagnostics.CodeAnalysis;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
@@ -77,35 +78,86 @@ public sealed partial class PriorityMessagePump
     private Task<ReceiveAnswer> ReceiveAndKeepAsync(int asked, CancellationToken stop) =>
         LeaseLane.Run(async () =>
         {
-            var sentAt = PumpEvents.ReceiveSending();
-            var messages = await _source.ReceiveBatchAsync(asked, stop);
-            var answeredAt = TimeProvider.GetTimestamp();
-            if (messages is null)
+            lock (_gate)
             {
-                throw new InvalidOperationException($"{_source.GetType().Name}.ReceiveBatchAsync returned null; it must return an empty list when no message is visible.");
-            }
-
-            _events.ReceiveAnswered(sentAt, messages);
-
-            var started = 0;
-            foreach (var message in messages)
-            {
-                if (message is not null)
+                if (_state != State.Running)
                 {
-                    Start(message);
-                    started++;
+                    // The stop began after the receive loop decided to ask: ask nothing (the stop waits only for a
+                    // receive call that had begun, see ReceiveCallEndedAsync).
+                    return new ReceiveAnswer(0, TimeProvider.GetTimestamp());
                 }
+
+                Debug.Assert(!_receiveCallUnderWay, "one receive call at a time: the receive loop awaits each");
+                _receiveCallUnderWay = true;
             }
 
-            if (started != messages.Count || messages.Count > asked)
+            try
             {
-                // Every message it did lock is processed (none is left locked), and the broken rule is reported.
-                _events.TransportContractBroken(new InvalidOperationException(
-                    $"{_source.GetType().Name}.ReceiveBatchAsync returned {messages.Count} messages ({messages.Count - started} null) when asked for at most {asked}; it must return at most maxMessages messages, none of them null."));
+                return await ReceiveAndStartAsync(asked, stop);
             }
+            finally
+            {
+                TaskCompletionSource? ended;
+                lock (_gate)
+                {
+                    _receiveCallUnderWay = false;
+                    ended = _receiveCallEnded;
+                    _receiveCallEnded = null;
+                }
 
-            return new ReceiveAnswer(started, answeredAt);
+                ended?.TrySetResult();
+            }
         });
+
+    /// <summary>
+    /// Completes when no receive call is under way: at once, or when the one under way has started its messages. A
+    /// receive call that begins later asks for nothing (the pump is no longer running). The task completes from the
+    /// lease lane, so a stop waiting for it never waits for the receive lane, which handlers busy with CPU work may keep
+    /// from running for as long as they run.
+    /// </summary>
+    private Task ReceiveCallEndedAsync()
+    {
+        lock (_gate)
+        {
+            Debug.Assert(_state != State.Running, "called by the stop path, once the pump no longer runs");
+            return _receiveCallUnderWay
+                ? (_receiveCallEnded ??= new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously)).Task
+                : Task.CompletedTask;
+        }
+    }
+
+    /// <summary>The receive call itself, in the lease lane: asks the source, then starts each message it locked.</summary>
+    private async Task<ReceiveAnswer> ReceiveAndStartAsync(int asked, CancellationToken stop)
+    {
+        var sentAt = PumpEvents.ReceiveSending();
+        var messages = await _source.ReceiveBatchAsync(asked, stop);
+        var answeredAt = TimeProvider.GetTimestamp();
+        if (messages is null)
+        {
+            throw new InvalidOperationException($"{_source.GetType().Name}.ReceiveBatchAsync returned null; it must return an empty list when no message is visible.");
+        }
+
+        _events.ReceiveAnswered(sentAt, messages);
+
+        var started = 0;
+        foreach (var message in messages)
+        {
+            if (message is not null)
+            {
+                Start(message);
+                started++;
+            }
+        }
+
+        if (started != messages.Count || messages.Count > asked)
+        {
+            // Every message it did lock is processed (none is left locked), and the broken rule is reported.
+            _events.TransportContractBroken(new InvalidOperationException(
+                $"{_source.GetType().Name}.ReceiveBatchAsync returned {messages.Count} messages ({messages.Count - started} null) when asked for at most {asked}; it must return at most maxMessages messages, none of them null."));
+        }
+
+        return new ReceiveAnswer(started, answeredAt);
+    }
 
     /// <summary>How many more messages may be received now (at least 1: the receive loop asks only when one may).</summary>
     private int FreeSlots()

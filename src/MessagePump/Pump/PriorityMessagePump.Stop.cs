@@ -17,7 +17,14 @@ public sealed partial class PriorityMessagePump
         }
     }
 
-    [SuppressMessage("Usage", "VSTHRD003:Avoid awaiting foreign Tasks", Justification = "Awaits the pump's own receive loop, started by StartAsync in the receive lane. No JoinableTaskFactory is involved, so the foreign-task deadlock this rule guards against cannot occur.")]
+    /// <summary>
+    /// The stop: no receive call begins from now on; the messages of the one under way, if any, join those in flight;
+    /// those get what is left of <see cref="MessagePumpOptions.ShutdownTimeout"/>, counted from the stop's start; then
+    /// each still unfinished is settled at the stop (<see cref="SettleAtStopAsync"/>). The stop never waits for the
+    /// receive loop, which runs in the least urgent lane: handlers busy with CPU work keep that lane from running for
+    /// as long as they run, and the timeout must bound the stop at any load. The loop ends by itself the next time it
+    /// runs (its token is canceled and no receive call can begin).
+    /// </summary>
     private async Task StopCoreAsync(CancellationToken cancellationToken)
     {
         if (_state == State.Stopped)
@@ -25,6 +32,7 @@ public sealed partial class PriorityMessagePump
             return;
         }
 
+        var stopStarted = TimeProvider.GetTimestamp();
 #pragma warning disable VSTHRD103 // Cancel in the lane: CancelAsync would resume this stop path on the thread pool (see SettleAtStopAsync).
         _receiveCancellation.Cancel();
 #pragma warning restore VSTHRD103
@@ -34,7 +42,7 @@ public sealed partial class PriorityMessagePump
             SignalCapacityLocked();
         }
 
-        await _receiveLoop.ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing | ConfigureAwaitOptions.ContinueOnCapturedContext);
+        await ReceiveCallEndedAsync().ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing | ConfigureAwaitOptions.ContinueOnCapturedContext);
         lock (_gate)
         {
             inFlight = [.. _inFlight];
@@ -42,12 +50,15 @@ public sealed partial class PriorityMessagePump
 
         _events.Stopping(inFlight.Length, _options.ShutdownTimeout);
         var finished = LaneTasks.WhenAllAsync(inFlight.Select(m => m.Finished));
-        if (!finished.IsCompleted && _options.ShutdownTimeout != TimeSpan.Zero)
+        var timeLeft = _options.ShutdownTimeout == Timeout.InfiniteTimeSpan
+            ? Timeout.InfiniteTimeSpan
+            : _options.ShutdownTimeout - TimeProvider.GetElapsedTime(stopStarted);
+        if (!finished.IsCompleted && (timeLeft == Timeout.InfiniteTimeSpan || timeLeft > TimeSpan.Zero))
         {
             using var timeout = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
-            var wait = _options.ShutdownTimeout == Timeout.InfiniteTimeSpan
+            var wait = timeLeft == Timeout.InfiniteTimeSpan
                 ? Task.Delay(Timeout.InfiniteTimeSpan, timeout.Token)
-                : Task.Delay(_options.ShutdownTimeout, TimeProvider, timeout.Token);
+                : Task.Delay(timeLeft, TimeProvider, timeout.Token);
             await LaneTasks.WhenEitherAsync(finished, wait);
 #pragma warning disable VSTHRD103 // Cancel in the lane: CancelAsync would resume this stop path on the thread pool (see SettleAtStopAsync).
             timeout.Cancel();

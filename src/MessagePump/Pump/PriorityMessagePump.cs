@@ -53,6 +53,8 @@ public sealed partial class PriorityMessagePump : IAsyncDisposable
     private readonly bool _renewsBatchesNatively;
     private readonly CancellationTokenSource _keeperStop = new();
     private TaskCompletionSource? _capacityWaiter;
+    private bool _receiveCallUnderWay; // a receive call has begun in the lease lane and not yet started its messages; under _gate
+    private TaskCompletionSource? _receiveCallEnded; // what the stop waits on while it is (ReceiveCallEndedAsync); under _gate
     private Task _receiveLoop = Task.CompletedTask;
     private TaskCompletionSource? _stopped;
     private State _state;
