@@ -127,6 +127,28 @@ public sealed class ProcessorErrorTests(ITestOutputHelper output)
     }
 
     [Fact]
+    public async Task A_queue_deleted_and_created_again_while_processing_is_reported_as_MessagingEntityNotFound_and_consumed_again()
+    {
+        await using var h = await ProcessorHarness.StartAsync(messages: 1, TimeSpan.FromSeconds(30));
+        await using var processor = h.Create(_ => Task.CompletedTask, new ServiceBusPumpProcessorOptions { MaxConcurrentCalls = 1 });
+
+        await processor.StartProcessingAsync();
+        await ProcessorHarness.UntilAsync(() => h.Queue.CompletedCount == 1, "the first queue's message completed");
+        await h.Sb.Broker.DeleteQueueAsync("orders");
+        await ProcessorHarness.UntilAsync(() => !h.Errors.IsEmpty, "the deleted queue reported");
+        var again = h.Sb.Broker.CreateQueue("orders", new ServiceBusTestEntityOptions { LockDuration = TimeSpan.FromSeconds(30) });
+        again.Send(Encoding.UTF8.GetBytes("y"), "y");
+        await ProcessorHarness.UntilAsync(() => again.CompletedCount == 1, "the message of the queue created again completed");
+        await processor.StopProcessingAsync();
+
+        output.WriteLine(string.Join("; ", h.Errors.Select(e => $"{e.ErrorSource}: {e.Exception.GetType().Name} {e.Exception.Message}")));
+        h.Errors.Should().NotBeEmpty().And.OnlyContain(e => e.ErrorSource == ServiceBusErrorSource.Receive
+            && ((ServiceBusException)e.Exception).Reason == ServiceBusFailureReason.MessagingEntityNotFound);
+        again.CompletionsOf("y").Should().Be(1);
+        again.LockedCount.Should().Be(0);
+    }
+
+    [Fact]
     public async Task The_handler_time_limit_cancels_the_token_while_the_lock_is_kept_and_the_message_is_abandoned_not_lost()
     {
         await using var h = await ProcessorHarness.StartAsync(messages: 1, TimeSpan.FromSeconds(5));
