@@ -139,7 +139,7 @@ public sealed class ProcessorLifecycleTests
     }
 
     [Fact]
-    public async Task An_identifier_set_in_the_options_is_kept_and_names_the_pump()
+    public async Task An_identifier_set_in_the_options_is_kept_and_an_empty_one_gets_the_default()
     {
         await using var h = await ProcessorHarness.StartAsync(messages: 0, TimeSpan.FromSeconds(30));
         await using var named = h.Create(_ => Task.CompletedTask, new ServiceBusPumpProcessorOptions { Identifier = "billing" });
