@@ -1,3 +1,5 @@
+using PriorityAsync.MessagePump.AzureServiceBus.Testing.Amqp;
+
 namespace PriorityAsync.MessagePump.AzureServiceBus.Testing;
 
 public sealed partial class ServiceBusTestBroker
@@ -9,6 +11,32 @@ public sealed partial class ServiceBusTestBroker
         {
             throw new ArgumentException($"'{name}' is not a valid entity name: no leading or trailing '/', no '$', no white space.", paramName);
         }
+    }
+
+    /// <summary>
+    /// Deletes a queue made with <see cref="CreateQueue"/>, with its dead-letter sub-queue and messages, as the service
+    /// does: the receive links on it are detached with <c>amqp:not-found</c> (the SDK's <c>MessagingEntityNotFound</c>),
+    /// and every later attach is refused the same way until a queue of that name is created again.
+    /// </summary>
+    /// <param name="name">The queue's name.</param>
+    /// <returns>A task that completes when the receive links on the queue are detached.</returns>
+    /// <exception cref="ArgumentException">The broker has no queue of that name (a subscription or a dead-letter sub-queue is not one).</exception>
+    public Task DeleteQueueAsync(string name)
+    {
+        ArgumentException.ThrowIfNullOrWhiteSpace(name);
+        lock (Sync)
+        {
+            var path = name.Trim('/');
+            if (!_queues.TryGetValue(path, out var queue) || queue.IsDeadLetterQueue || path.Contains("/Subscriptions/", StringComparison.OrdinalIgnoreCase))
+            {
+                throw new ArgumentException($"The broker has no queue '{name}' to delete.", nameof(name));
+            }
+
+            _queues.Remove(path);
+            _queues.Remove(queue.DeadLetterQueue!.Path);
+        }
+
+        return DetachConsumersAsync(name, ServiceBusSymbols.EntityNotFound, $"The messaging entity '{name}' has been deleted.");
     }
 
     internal ServiceBusTestQueue AddQueue(string path, ServiceBusTestEntityOptions? options, string paramName)

@@ -167,15 +167,17 @@ public sealed partial class ServiceBusTestBroker : IAsyncDisposable
 
     internal static string SubscriptionPath(string topic, string subscription) => topic + "/Subscriptions/" + subscription;
 
-    internal Task DetachConsumersAsync(string? entityPath)
+    internal Task DetachConsumersAsync(string? entityPath) => Host()?.DetachConsumersAsync(entityPath) ?? Task.CompletedTask;
+
+    internal Task DetachConsumersAsync(string entityPath, Microsoft.Azure.Amqp.Encoding.AmqpSymbol condition, string description) =>
+        Host()?.DetachConsumersAsync(entityPath, condition, description) ?? Task.CompletedTask;
+
+    private AmqpHost? Host()
     {
-        AmqpHost? host;
         lock (Sync)
         {
-            host = _host;
+            return _host;
         }
-
-        return host?.DetachConsumersAsync(entityPath) ?? Task.CompletedTask;
     }
 
     private void Listen(int port)

@@ -31,6 +31,7 @@ public sealed class ServiceBusMessageSource : IMessageSource, IAsyncDisposable
     private volatile Exception? _fault;
     private long _observedLockTicks = -1;
     private readonly ManagementLink _managementLink;
+    private readonly EntityRetry _entityRetry;
 
     /// <summary>Wraps a receiver you created (and dispose after the source).</summary>
     /// <param name="receiver">A peek-lock receiver of a queue or a subscription; not a session receiver.</param>
@@ -58,6 +59,7 @@ public sealed class ServiceBusMessageSource : IMessageSource, IAsyncDisposable
         _managementLink = new ManagementLink(receiver);
         _ownsReceiver = ownsReceiver;
         _clock = _options.TimeProvider ?? TimeProvider.System;
+        _entityRetry = new EntityRetry(_clock);
         Entity = entity;
         LockDuration = lockDuration;
     }
@@ -74,7 +76,11 @@ public sealed class ServiceBusMessageSource : IMessageSource, IAsyncDisposable
     /// <summary>Gets the lock the broker gave the messages of the first receive that returned any, measured on arrival; <see langword="null"/> before.</summary>
     public TimeSpan? ObservedLockDuration => Volatile.Read(ref _observedLockTicks) is var ticks and >= 0 ? TimeSpan.FromTicks(ticks) : null;
 
-    /// <summary>Gets the exception that stopped the source (a missing entity, missing rights, a wrong lock duration), or <see langword="null"/>.</summary>
+    /// <summary>
+    /// Gets the exception that stopped the source (missing rights, a session entity, a wrong lock duration), or
+    /// <see langword="null"/>. A missing or disabled entity does not stop it: each receive fails, and the next waits
+    /// for a backoff of 1 s doubling to 8 s, until the entity is there (<c>docs/azure-service-bus.md</c>, "Missing entities").
+    /// </summary>
     public Exception? Fault => _fault;
 
     /// <inheritdoc />
@@ -90,7 +96,7 @@ public sealed class ServiceBusMessageSource : IMessageSource, IAsyncDisposable
     /// <returns>The locked message, or <see langword="null"/> when none arrived within <see cref="ServiceBusSourceOptions.MaxWaitTime"/>.</returns>
     /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled.</exception>
     /// <exception cref="TransientTransportException">The broker failed in a way worth retrying.</exception>
-    /// <exception cref="InvalidOperationException">The entity does not exist, the credentials may not receive, or the lock duration is wrong (<see cref="Fault"/>).</exception>
+    /// <exception cref="InvalidOperationException">The entity does not exist or is disabled (this receive; the next one tries again after a backoff), the credentials may not receive, or the lock duration is wrong (<see cref="Fault"/>).</exception>
     public async Task<ILeasedMessage?> ReceiveAsync(CancellationToken cancellationToken = default)
     {
         var batch = await ReceiveBatchAsync(1, cancellationToken).ConfigureAwait(false);
@@ -101,7 +107,8 @@ public sealed class ServiceBusMessageSource : IMessageSource, IAsyncDisposable
     /// Receives up to <paramref name="maxMessages"/> messages with one <see cref="ServiceBusReceiver.ReceiveMessagesAsync(int, TimeSpan?, CancellationToken)"/>,
     /// waiting up to <see cref="ServiceBusSourceOptions.MaxWaitTime"/> for the first. The call itself is not canceled
     /// (messages the broker locked for a canceled call would stay locked, unseen, until their locks ran out);
-    /// <paramref name="cancellationToken"/> is honoured before it is sent.
+    /// <paramref name="cancellationToken"/> is honoured before it is sent. After a receive that found the entity missing
+    /// or disabled, the next one is sent only when the backoff has passed (1 s, doubling to 8 s; it waits for it).
     /// </summary>
     /// <param name="maxMessages">The most messages to return; at least 1.</param>
     /// <param name="cancellationToken">Cancels the receive before it is sent.</param>
@@ -109,18 +116,26 @@ public sealed class ServiceBusMessageSource : IMessageSource, IAsyncDisposable
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="maxMessages"/> is zero or negative.</exception>
     /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled.</exception>
     /// <exception cref="TransientTransportException">The broker failed in a way worth retrying.</exception>
-    /// <exception cref="InvalidOperationException">The entity does not exist, the credentials may not receive, or the lock duration is wrong (<see cref="Fault"/>).</exception>
+    /// <exception cref="InvalidOperationException">The entity does not exist or is disabled (this receive; the next one tries again after the backoff), the credentials may not receive, or the lock duration is wrong (<see cref="Fault"/>).</exception>
     public async Task<IReadOnlyList<ILeasedMessage>> ReceiveBatchAsync(int maxMessages, CancellationToken cancellationToken = default)
     {
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(maxMessages);
         ThrowIfFaulted();
         cancellationToken.ThrowIfCancellationRequested();
+        await _entityRetry.WaitAsync(cancellationToken).ConfigureAwait(false);
         IReadOnlyList<ServiceBusReceivedMessage>? received;
         var sentAt = _clock.GetUtcNow();
         var managementLinkOpened = _managementLink.OpenAsync(); // alongside the first receive; see ManagementLink
         try
         {
             received = await _receiver.ReceiveMessagesAsync(maxMessages, _options.MaxWaitTime, CancellationToken.None).ConfigureAwait(false);
+        }
+        catch (Exception ex) when (ServiceBusErrors.IsEntityUnavailable(ex))
+        {
+            // Not a fault: the entity may be created (again) or enabled while the source runs. The link could not
+            // open, so the management link is opened again alongside the first receive that reaches the entity.
+            _managementLink.Reset();
+            throw ServiceBusErrors.EntityUnavailable(ex, Entity, _entityRetry.Failed());
         }
         catch (Exception ex) when (ServiceBusErrors.TranslateReceive(ex, Entity, sessions: false, CancellationToken.None) is { } translated)
         {
@@ -134,6 +149,7 @@ public sealed class ServiceBusMessageSource : IMessageSource, IAsyncDisposable
 #pragma warning restore MA0027
         }
 
+        _entityRetry.Succeeded();
         if (received is null || received.Count == 0)
         {
             return [];

@@ -1,5 +1,6 @@
 using System.Collections.Concurrent;
 using Microsoft.Azure.Amqp;
+using Microsoft.Azure.Amqp.Encoding;
 using Microsoft.Azure.Amqp.Framing;
 using Microsoft.Azure.Amqp.Sasl;
 using Microsoft.Azure.Amqp.Transport;
@@ -59,7 +60,10 @@ internal sealed partial class AmqpHost : IRuntimeProvider
         }
     }
 
-    public Task DetachConsumersAsync(string? entityPath)
+    public Task DetachConsumersAsync(string? entityPath) =>
+        DetachConsumersAsync(entityPath, ServiceBusSymbols.DetachForced, "The link was detached by ServiceBusTestFaults.DetachReceiveLinksAsync.");
+
+    public Task DetachConsumersAsync(string? entityPath, AmqpSymbol condition, string description)
     {
         var detached = new List<Task>();
         ConsumerLink[] consumers;
@@ -72,7 +76,7 @@ internal sealed partial class AmqpHost : IRuntimeProvider
         {
             if (entityPath is null || string.Equals(consumer.Queue.Path, entityPath.Trim('/'), StringComparison.OrdinalIgnoreCase))
             {
-                consumer.Close(ServiceBusSymbols.DetachForced, "The link was detached by ServiceBusTestFaults.DetachReceiveLinksAsync.");
+                consumer.Close(condition, description);
                 detached.Add(consumer.Detached);
             }
         }

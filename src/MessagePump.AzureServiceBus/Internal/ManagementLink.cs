@@ -26,6 +26,12 @@ internal sealed class ManagementLink(ServiceBusReceiver receiver)
         return Interlocked.CompareExchange(ref _opened, opening, null) ?? opening;
     }
 
+    /// <summary>
+    /// Forgets the last opening, so that the next <see cref="OpenAsync"/> opens the link again: called when the entity
+    /// was missing (the link could not open), so that the entity created later gets its link ahead of the first renewal.
+    /// </summary>
+    public void Reset() => Volatile.Write(ref _opened, null);
+
     private static async Task PeekNothingAsync(ServiceBusReceiver receiver)
     {
         try

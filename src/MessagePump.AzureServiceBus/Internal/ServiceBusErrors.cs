@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using System.Net.Sockets;
 using Azure.Messaging.ServiceBus;
 
@@ -59,6 +60,25 @@ internal static class ServiceBusErrors
     }
 
     /// <summary>
+    /// Returns whether <paramref name="exception"/> says the entity is missing or disabled
+    /// (<see cref="ServiceBusFailureReason.MessagingEntityNotFound"/>, <see cref="ServiceBusFailureReason.MessagingEntityDisabled"/>):
+    /// a state of the namespace that changes while a source runs (the entity is created, re-created or enabled later),
+    /// so the source tries again after <see cref="EntityRetry"/>'s backoff instead of stopping.
+    /// </summary>
+    public static bool IsEntityUnavailable(Exception exception) =>
+        exception is ServiceBusException { Reason: ServiceBusFailureReason.MessagingEntityNotFound or ServiceBusFailureReason.MessagingEntityDisabled };
+
+    /// <summary>
+    /// Returns the SDK's exception behind one this class made from it (its <see cref="Exception.InnerException"/>), or
+    /// <paramref name="exception"/> itself: what <c>ServiceBusProcessor</c> would have given its error handler.
+    /// </summary>
+    public static Exception Original(Exception exception) =>
+        exception is InvalidOperationException or TransientTransportException or LeaseLostException
+        && exception.InnerException is ServiceBusException or UnauthorizedAccessException
+            ? exception.InnerException
+            : exception;
+
+    /// <summary>
     /// The exception to throw when a receive or an accept fails: besides <see cref="Translate"/>, a missing entity,
     /// missing rights, or a session mismatch become an <see cref="InvalidOperationException"/> that names the entity.
     /// </summary>
@@ -66,10 +86,8 @@ internal static class ServiceBusErrors
     {
         switch (exception)
         {
-            case ServiceBusException { Reason: ServiceBusFailureReason.MessagingEntityNotFound }:
-                return new InvalidOperationException($"The Service Bus namespace has no {entity}: create it, or fix the name ({Describe(exception)}).", exception);
-            case ServiceBusException { Reason: ServiceBusFailureReason.MessagingEntityDisabled }:
-                return new InvalidOperationException($"The {entity} is disabled for receiving ({Describe(exception)}).", exception);
+            case ServiceBusException when IsEntityUnavailable(exception):
+                return EntityUnavailable(exception, entity, retryIn: null);
             case ObjectDisposedException:
                 return Translate(exception, $"Receiving from the {entity}", cancellationToken);
             case UnauthorizedAccessException:
@@ -81,6 +99,20 @@ internal static class ServiceBusErrors
             default:
                 return Translate(exception, $"Receiving from the {entity}", cancellationToken);
         }
+    }
+
+    /// <summary>
+    /// The <see cref="InvalidOperationException"/> for a missing or disabled entity (<see cref="IsEntityUnavailable"/>),
+    /// naming it and, where the caller tries again, when.
+    /// </summary>
+    public static InvalidOperationException EntityUnavailable(Exception exception, ServiceBusEntity entity, TimeSpan? retryIn)
+    {
+        Debug.Assert(IsEntityUnavailable(exception), "only for a missing or disabled entity");
+        var state = exception is ServiceBusException { Reason: ServiceBusFailureReason.MessagingEntityDisabled }
+            ? $"The {entity} is disabled for receiving"
+            : $"The Service Bus namespace has no {entity}: create it, or fix the name";
+        var retry = retryIn is { } delay ? $"; the source tries again in {delay}" : string.Empty;
+        return new InvalidOperationException($"{state} ({Describe(exception)}){retry}.", exception);
     }
 
     private static string Describe(Exception exception) => exception is ServiceBusException sb

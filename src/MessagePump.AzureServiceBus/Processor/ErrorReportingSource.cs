@@ -1,8 +1,9 @@
 namespace PriorityAsync.MessagePump.AzureServiceBus;
 
 /// <summary>
-/// A source that tells <see cref="ServiceBusPumpProcessor"/>'s error handler about each failed receive, then lets the
-/// failure go on to the pump (which logs it and pauses); everything else is passed through unchanged.
+/// A source that tells <see cref="ServiceBusPumpProcessor"/>'s error handler about each failed receive (once per attempt:
+/// a missing entity's backoff waits inside the next receive, not in a failure), then lets the failure go on to the pump
+/// (which logs it and pauses); everything else is passed through unchanged.
 /// </summary>
 internal sealed class ErrorReportingSource : IMessageSource
 {

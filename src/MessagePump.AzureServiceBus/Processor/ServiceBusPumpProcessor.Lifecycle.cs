@@ -1,4 +1,5 @@
 using Azure.Messaging.ServiceBus;
+using PriorityAsync.MessagePump.AzureServiceBus.Internal;
 
 namespace PriorityAsync.MessagePump.AzureServiceBus;
 
@@ -11,7 +12,7 @@ public sealed partial class ServiceBusPumpProcessor
     /// <param name="cancellationToken">Cancels opening the receiver.</param>
     /// <returns>A task that completes when the pump has started.</returns>
     /// <exception cref="InvalidOperationException"><see cref="ProcessMessageAsync"/> or <see cref="ProcessErrorAsync"/> has no handler, or the processor is already processing.</exception>
-    /// <exception cref="ArgumentException">The entity does not exist, or requires sessions.</exception>
+    /// <exception cref="ArgumentException">The entity's properties were read (<see cref="ServiceBusTransportOptions.ReadEntityProperties"/>) and it does not exist, or requires sessions.</exception>
     /// <exception cref="ObjectDisposedException">The processor was disposed.</exception>
     public async Task StartProcessingAsync(CancellationToken cancellationToken = default)
     {
@@ -37,7 +38,7 @@ public sealed partial class ServiceBusPumpProcessor
             {
                 var scheduler = _options.Scheduler ?? (_ownedScheduler ??= new PriorityTaskScheduler());
                 var pump = new PriorityMessagePump(
-                    new ErrorReportingSource(source, ex => ReportAsync(error, ex, ServiceBusErrorSource.Receive)),
+                    new ErrorReportingSource(source, ex => ReportAsync(error, ServiceBusErrors.Original(ex), ServiceBusErrorSource.Receive)),
                     (context, _) => HandleAsync(context, process, error),
                     scheduler,
                     _options.PumpOptions(),

@@ -76,6 +76,11 @@ public sealed partial class ServiceBusPumpProcessor : IAsyncDisposable
         _transport = transport;
         _ownsTransport = ownsTransport;
         _entity = entity;
+        if (string.IsNullOrEmpty(options.Identifier))
+        {
+            options.Identifier = $"{entity.Path}-{Guid.NewGuid()}"; // ServiceBusProcessor's default
+        }
+
         _options = options;
         _logger = options.Logger ?? NullLogger.Instance;
     }
@@ -118,8 +123,8 @@ public sealed partial class ServiceBusPumpProcessor : IAsyncDisposable
     /// <summary>Gets the namespace's host name.</summary>
     public string FullyQualifiedNamespace => _transport.Client.FullyQualifiedNamespace;
 
-    /// <summary>Gets the processor's identifier (<see cref="ServiceBusPumpProcessorOptions.Identifier"/>).</summary>
-    public string Identifier => _options.Identifier;
+    /// <summary>Gets the processor's identifier: <see cref="ServiceBusPumpProcessorOptions.Identifier"/>, or by default the entity path, a dash and a GUID of its own.</summary>
+    public string Identifier => _options.Identifier!;
 
     /// <summary>
     /// Gets the counts of the pump now processing, or of the last run once stopped (received, completed, leases lost ...);

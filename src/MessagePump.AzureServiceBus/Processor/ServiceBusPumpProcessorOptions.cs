@@ -77,8 +77,13 @@ public sealed class ServiceBusPumpProcessorOptions
     /// </summary>
     public PriorityScheduler? Scheduler { get; set; }
 
-    /// <summary>Gets or sets the processor's identifier: the pump's name (metrics, logs) and <see cref="ProcessErrorEventArgs.Identifier"/>. Default <c>servicebus-processor</c>.</summary>
-    public string Identifier { get; set; } = "servicebus-processor";
+    /// <summary>
+    /// Gets or sets the processor's identifier: the pump's name (the <see cref="MessagePumpDiagnostics.PumpTag"/> of its
+    /// metrics, its logs) and <see cref="ProcessErrorEventArgs.Identifier"/>. <see langword="null"/> or empty (the
+    /// default): each processor makes its own, as <c>ServiceBusProcessor</c> does: the entity path, a dash and a new
+    /// GUID (<c>orders-3f2c…</c>), so that two processors never share their metrics. A value given is kept.
+    /// </summary>
+    public string? Identifier { get; set; }
 
     /// <summary>Gets or sets the logger of the pump and of error handlers that throw; <see langword="null"/> (the default) for none.</summary>
     public ILogger? Logger { get; set; }
@@ -89,7 +94,7 @@ public sealed class ServiceBusPumpProcessorOptions
 
     /// <summary>Throws when an option breaks its rule.</summary>
     /// <exception cref="ArgumentOutOfRangeException">An option is out of range; the exception names it.</exception>
-    /// <exception cref="ArgumentException"><see cref="Identifier"/> is empty.</exception>
+    /// <exception cref="ArgumentException"><see cref="Identifier"/> is white space only.</exception>
     [SuppressMessage("Usage", "MA0015:Specify the parameter name in ArgumentException", Justification = "Validate checks the options object as a whole; ParamName names the offending option property, as documented (as MessagePumpOptions.Validate does).")]
     [SuppressMessage("Usage", "CA2208:Instantiate argument exceptions correctly", Justification = "Validate checks the options object as a whole; ParamName names the offending option property, as documented (as MessagePumpOptions.Validate does).")]
     public void Validate()
@@ -109,7 +114,11 @@ public sealed class ServiceBusPumpProcessorOptions
             throw new ArgumentOutOfRangeException(nameof(ReceiveMode), ReceiveMode, "ServiceBusPumpProcessorOptions.ReceiveMode must be PeekLock: a message received in ReceiveAndDelete mode has no lock to renew, abandon or dead-letter.");
         }
 
-        ArgumentException.ThrowIfNullOrWhiteSpace(Identifier, nameof(Identifier));
+        if (!string.IsNullOrEmpty(Identifier) && string.IsNullOrWhiteSpace(Identifier))
+        {
+            throw new ArgumentException("ServiceBusPumpProcessorOptions.Identifier must not be white space only: leave it null (or empty) for one made from the entity path, or name the processor.", nameof(Identifier));
+        }
+
         if (ShutdownTimeout < TimeSpan.Zero && ShutdownTimeout != Timeout.InfiniteTimeSpan)
         {
             throw new ArgumentOutOfRangeException(nameof(ShutdownTimeout), ShutdownTimeout, "ServiceBusPumpProcessorOptions.ShutdownTimeout must be zero or positive, or Timeout.InfiniteTimeSpan.");
@@ -122,5 +131,15 @@ public sealed class ServiceBusPumpProcessorOptions
     internal ServiceBusSourceOptions SourceOptions() => new() { PrefetchCount = PrefetchCount, LockDuration = LockDuration };
 
     /// <summary>The pump's options these options imply.</summary>
-    internal MessagePumpOptions PumpOptions() => new() { Name = Identifier, MaxInFlight = MaxConcurrentCalls, ShutdownTimeout = ShutdownTimeout, ReceiveDuringSettlement = ReceiveDuringSettlement };
+    /// <remarks>The pump is named by <see cref="Identifier"/>, which the processor has set (to its default when none was given).</remarks>
+    internal MessagePumpOptions PumpOptions()
+    {
+        var options = new MessagePumpOptions { MaxInFlight = MaxConcurrentCalls, ShutdownTimeout = ShutdownTimeout, ReceiveDuringSettlement = ReceiveDuringSettlement };
+        if (!string.IsNullOrEmpty(Identifier))
+        {
+            options.Name = Identifier;
+        }
+
+        return options;
+    }
 }

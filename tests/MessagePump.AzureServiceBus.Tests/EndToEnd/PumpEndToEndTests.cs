@@ -1,5 +1,7 @@
 using System.Collections.Concurrent;
 using System.Text;
+using Azure.Messaging.ServiceBus;
+using Microsoft.Extensions.Logging;
 using PriorityAsync.MessagePump.AzureServiceBus.Testing;
 using PriorityAsync.MessagePump.AzureServiceBus.Tests.Support;
 using Xunit.Abstractions;
@@ -250,6 +252,36 @@ public sealed class PumpEndToEndTests(ITestOutputHelper output)
 
         output.WriteLine($"pump: {stats}");
         AllCompletedOnce(queue, 4);
+    }
+
+    [Fact]
+    public async Task A_queue_created_after_the_pump_started_is_consumed_after_each_failed_receive_was_logged_once()
+    {
+        await using var sb = await SbHarness.StartAsync(maxRetries: 0);
+        await using var source = await sb.Transport.OpenAsync(ServiceBusEntity.Queue("orders"), Options(TimeSpan.FromSeconds(30)));
+        var log = new ListLogger();
+        ServiceBusTestQueue? queue = null;
+        IEnumerable<(EventId EventId, LogLevel Level, string Message, Exception? Exception)> ReceiveFailures() => log.Entries.Where(e => e.EventId.Id == 31);
+
+        var stats = await PumpRun.UntilAsync(
+            source,
+            (_, _) => Task.CompletedTask,
+            () => queue is { CompletedCount: 3 },
+            "three completions from the queue created late",
+            whileRunning: async _ =>
+            {
+                await Bounded.UntilAsync(() => Task.FromResult(ReceiveFailures().Any()), SbHarness.HangBound, "a failed receive", TimeSpan.FromMilliseconds(20));
+                queue = CreateQueue(sb, count: 3, TimeSpan.FromSeconds(30));
+            },
+            logger: log);
+
+        output.WriteLine(log.ToString());
+        ReceiveFailures().Should().NotBeEmpty().And.OnlyContain(e => e.Exception is InvalidOperationException
+            && e.Exception.Message.Contains("queue 'orders'", StringComparison.Ordinal)
+            && ((ServiceBusException)e.Exception.InnerException!).Reason == ServiceBusFailureReason.MessagingEntityNotFound);
+        source.Fault.Should().BeNull();
+        stats.LeasesLost.Should().Be(0);
+        AllCompletedOnce(queue!, 3);
     }
 
     private static ServiceBusTestQueue CreateQueue(SbHarness sb, int count, TimeSpan? lockDuration = null)

@@ -139,12 +139,27 @@ public sealed class SourceEndToEndTests
     }
 
     [Fact]
-    public async Task A_missing_queue_stops_the_source_with_an_exception_naming_it()
+    public async Task A_missing_queue_fails_the_receive_naming_it_and_once_created_is_received_from_after_the_backoff()
     {
         await using var sb = await SbHarness.StartAsync(virtualTime: true, maxRetries: 0);
-        await using var source = await sb.Transport.OpenAsync(ServiceBusEntity.Queue("nowhere"));
+        await using var source = await sb.Transport.OpenAsync(ServiceBusEntity.Queue("late"), new ServiceBusSourceOptions { TimeProvider = sb.Clock, MaxWaitTime = TimeSpan.FromMilliseconds(200) });
 
-        (await source.Invoking(s => s.ReceiveBatchAsync(1)).Should().ThrowAsync<InvalidOperationException>()).Which.Message.Should().Contain("queue 'nowhere'");
+        var missing = (await source.Invoking(s => s.ReceiveBatchAsync(1)).Should().ThrowAsync<InvalidOperationException>()).Which;
+        missing.Message.Should().Contain("queue 'late'");
+        missing.InnerException.Should().BeOfType<Azure.Messaging.ServiceBus.ServiceBusException>()
+            .Which.Reason.Should().Be(Azure.Messaging.ServiceBus.ServiceBusFailureReason.MessagingEntityNotFound, "the broker answers the attach amqp:not-found");
+        source.Fault.Should().BeNull();
+
+        var queue = sb.Broker.CreateQueue("late", new ServiceBusTestEntityOptions { LockDuration = TimeSpan.FromSeconds(30) });
+        queue.Send(Encoding.UTF8.GetBytes("x"), "x");
+        var receive = ReceiveAtLeastAsync(source, 1);
+        sb.VirtualClock.Advance(TimeSpan.FromSeconds(1)); // the backoff after one failure
+        var message = (await receive).Single();
+
+        message.MessageId.Should().Be("x");
+        await message.RenewLockAsync(); // the $management link opens on the entity that is there now
+        await message.CompleteAsync();
+        queue.CompletionsOf("x").Should().Be(1);
     }
 
     [Fact]

@@ -1,4 +1,5 @@
 using System.Collections.Concurrent;
+using System.Text;
 using Azure.Messaging.ServiceBus;
 using PriorityAsync.MessagePump.AzureServiceBus.Testing;
 using PriorityAsync.MessagePump.AzureServiceBus.Tests.Support;
@@ -87,6 +88,64 @@ public sealed class ProcessorErrorTests(ITestOutputHelper output)
         output.WriteLine(string.Join("; ", h.Errors.Select(e => $"{e.ErrorSource}: {e.Exception.Message}")));
         h.Errors.Should().NotBeEmpty().And.OnlyContain(e => e.ErrorSource == ServiceBusErrorSource.Receive);
         h.Queue.CompletionsOf("m0").Should().Be(1);
+    }
+
+    [Fact]
+    public async Task A_queue_created_after_the_processor_started_is_consumed_and_each_failed_receive_is_reported_as_MessagingEntityNotFound()
+    {
+        await using var sb = await SbHarness.StartAsync(maxRetries: 0);
+        var errors = new ConcurrentQueue<ProcessErrorEventArgs>();
+        var handled = new ConcurrentQueue<string>();
+        await using var processor = new ServiceBusPumpProcessor(sb.Transport, "late");
+        processor.ProcessMessageAsync += args =>
+        {
+            handled.Enqueue(args.Message.MessageId);
+            return Task.CompletedTask;
+        };
+        processor.ProcessErrorAsync += args =>
+        {
+            errors.Enqueue(args);
+            return Task.CompletedTask;
+        };
+
+        await processor.StartProcessingAsync();
+        await ProcessorHarness.UntilAsync(() => !errors.IsEmpty, "the first failed receive reported");
+        var queue = sb.Broker.CreateQueue("late", new ServiceBusTestEntityOptions { LockDuration = TimeSpan.FromSeconds(30) });
+        queue.Send(Encoding.UTF8.GetBytes("x"), "x");
+        await ProcessorHarness.UntilAsync(() => queue.CompletedCount == 1, "the message of the queue created late completed");
+        var processing = processor.IsProcessing;
+        await processor.StopProcessingAsync();
+
+        output.WriteLine(string.Join("; ", errors.Select(e => $"{e.ErrorSource}: {e.Exception.GetType().Name} {e.Exception.Message}")));
+        processing.Should().BeTrue();
+        handled.Should().Equal("x");
+        errors.Should().NotBeEmpty().And.OnlyContain(e => e.ErrorSource == ServiceBusErrorSource.Receive
+            && e.Exception is ServiceBusException
+            && ((ServiceBusException)e.Exception).Reason == ServiceBusFailureReason.MessagingEntityNotFound
+            && e.EntityPath == "late"
+            && e.Identifier == processor.Identifier);
+    }
+
+    [Fact]
+    public async Task A_queue_deleted_and_created_again_while_processing_is_reported_as_MessagingEntityNotFound_and_consumed_again()
+    {
+        await using var h = await ProcessorHarness.StartAsync(messages: 1, TimeSpan.FromSeconds(30));
+        await using var processor = h.Create(_ => Task.CompletedTask, new ServiceBusPumpProcessorOptions { MaxConcurrentCalls = 1 });
+
+        await processor.StartProcessingAsync();
+        await ProcessorHarness.UntilAsync(() => h.Queue.CompletedCount == 1, "the first queue's message completed");
+        await h.Sb.Broker.DeleteQueueAsync("orders");
+        await ProcessorHarness.UntilAsync(() => !h.Errors.IsEmpty, "the deleted queue reported");
+        var again = h.Sb.Broker.CreateQueue("orders", new ServiceBusTestEntityOptions { LockDuration = TimeSpan.FromSeconds(30) });
+        again.Send(Encoding.UTF8.GetBytes("y"), "y");
+        await ProcessorHarness.UntilAsync(() => again.CompletedCount == 1, "the message of the queue created again completed");
+        await processor.StopProcessingAsync();
+
+        output.WriteLine(string.Join("; ", h.Errors.Select(e => $"{e.ErrorSource}: {e.Exception.GetType().Name} {e.Exception.Message}")));
+        h.Errors.Should().NotBeEmpty().And.OnlyContain(e => e.ErrorSource == ServiceBusErrorSource.Receive
+            && ((ServiceBusException)e.Exception).Reason == ServiceBusFailureReason.MessagingEntityNotFound);
+        again.CompletionsOf("y").Should().Be(1);
+        again.LockedCount.Should().Be(0);
     }
 
     [Fact]

@@ -1,3 +1,6 @@
+using System.Collections.Concurrent;
+using System.Diagnostics.Metrics;
+using System.Text;
 using Azure.Messaging.ServiceBus;
 using PriorityAsync.MessagePump.AzureServiceBus.Tests.Support;
 
@@ -89,6 +92,62 @@ public sealed class ProcessorLifecycleTests
         new ServiceBusPumpProcessorOptions { MaxConcurrentCalls = 3, ReceiveDuringSettlement = false, Identifier = "orders-1", ShutdownTimeout = TimeSpan.FromSeconds(2) }
             .PumpOptions()
             .Should().BeEquivalentTo(new { Name = "orders-1", MaxInFlight = 3, ReceiveDuringSettlement = false, ShutdownTimeout = TimeSpan.FromSeconds(2) });
+    }
+
+    [Fact]
+    public async Task Each_processor_has_an_identifier_of_its_own_made_from_the_entity_path_and_its_metrics_carry_it()
+    {
+        await using var h = await ProcessorHarness.StartAsync(messages: 0, TimeSpan.FromSeconds(30));
+        var tags = new ConcurrentQueue<string>();
+        using var listener = new MeterListener
+        {
+            InstrumentPublished = (instrument, l) =>
+            {
+                if (instrument.Meter.Name == MessagePumpDiagnostics.MeterName)
+                {
+                    l.EnableMeasurementEvents(instrument);
+                }
+            },
+        };
+        listener.SetMeasurementEventCallback<long>((_, _, measured, _) =>
+        {
+            foreach (var tag in measured)
+            {
+                if (tag.Key == MessagePumpDiagnostics.PumpTag && tag.Value is string name)
+                {
+                    tags.Enqueue(name);
+                }
+            }
+        });
+        listener.Start();
+        await using var first = h.Create(_ => Task.CompletedTask, new ServiceBusPumpProcessorOptions { MaxConcurrentCalls = 1 });
+        await using var second = h.Create(_ => Task.CompletedTask, new ServiceBusPumpProcessorOptions { MaxConcurrentCalls = 1 });
+
+        // One message each, one processor at a time: both pumps measure, each under its own name.
+        await first.StartProcessingAsync();
+        h.Queue.Send(Encoding.UTF8.GetBytes("a"), "a");
+        await ProcessorHarness.UntilAsync(() => h.Queue.CompletedCount == 1, "the first processor's completion");
+        await first.StopProcessingAsync();
+        await second.StartProcessingAsync();
+        h.Queue.Send(Encoding.UTF8.GetBytes("b"), "b");
+        await ProcessorHarness.UntilAsync(() => h.Queue.CompletedCount == 2, "the second processor's completion");
+        await second.StopProcessingAsync();
+
+        first.Identifier.Should().StartWith("orders-").And.NotBe(second.Identifier);
+        Guid.TryParse(first.Identifier["orders-".Length..], out _).Should().BeTrue("ServiceBusProcessor's default: the entity path, a dash and a GUID");
+        tags.Should().Contain(first.Identifier).And.Contain(second.Identifier);
+    }
+
+    [Fact]
+    public async Task An_identifier_set_in_the_options_is_kept_and_an_empty_one_gets_the_default()
+    {
+        await using var h = await ProcessorHarness.StartAsync(messages: 0, TimeSpan.FromSeconds(30));
+        await using var named = h.Create(_ => Task.CompletedTask, new ServiceBusPumpProcessorOptions { Identifier = "billing" });
+        await using var empty = h.Create(_ => Task.CompletedTask, new ServiceBusPumpProcessorOptions { Identifier = string.Empty });
+
+        named.Identifier.Should().Be("billing");
+        named.ToString().Should().Contain("'billing'");
+        empty.Identifier.Should().StartWith("orders-", "an empty identifier is the SDK's 'none given'");
     }
 
     [Fact]

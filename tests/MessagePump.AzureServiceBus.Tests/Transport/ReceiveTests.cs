@@ -90,15 +90,75 @@ public sealed class ReceiveTests
         source.Fault.Should().BeNull();
     }
 
+    [Theory]
+    [InlineData(ServiceBusFailureReason.MessagingEntityNotFound, "has no queue 'orders'")]
+    [InlineData(ServiceBusFailureReason.MessagingEntityDisabled, "queue 'orders' is disabled")]
+    public async Task A_missing_or_disabled_entity_fails_each_receive_naming_it_and_the_next_receive_waits_for_the_backoff(ServiceBusFailureReason reason, string named)
+    {
+        for (var i = 0; i < 5; i++)
+        {
+            _receiver.EnqueueFailure(new ServiceBusException("entity", reason));
+        }
+
+        _receiver.Enqueue(Received("a"));
+        var source = Source();
+
+        var first = (await source.Invoking(s => s.ReceiveBatchAsync(1)).Should().ThrowAsync<InvalidOperationException>()).Which;
+        first.Message.Should().Contain(named).And.Contain("tries again in 00:00:01");
+        first.InnerException.Should().BeOfType<ServiceBusException>().Which.Reason.Should().Be(reason);
+        source.Fault.Should().BeNull("a missing or disabled entity is a state of the namespace, not of the source");
+
+        // 1 s, 2 s, 4 s, then 8 s (and 8 s again) after each failure in a row: the receive waits, then is sent.
+        foreach (var backoff in new[] { 1, 2, 4, 8 })
+        {
+            var sent = _receiver.Receives.Count;
+            var receive = source.ReceiveBatchAsync(1);
+            _clock.Advance(TimeSpan.FromSeconds(backoff) - TimeSpan.FromMilliseconds(1));
+            receive.IsCompleted.Should().BeFalse($"the receive waits for the {backoff} s backoff");
+            _receiver.Receives.Should().HaveCount(sent);
+            _clock.Advance(TimeSpan.FromMilliseconds(1));
+            var next = backoff == 8 ? 8 : backoff * 2;
+            (await receive.Invoking(r => r).Should().ThrowAsync<InvalidOperationException>()).Which.Message.Should().Contain($"tries again in 00:00:0{next}");
+            _receiver.Receives.Should().HaveCount(sent + 1);
+        }
+
+        var found = source.ReceiveBatchAsync(1);
+        _clock.Advance(TimeSpan.FromSeconds(8));
+        (await found).Should().ContainSingle("the entity is there now");
+
+        // A receive that reached the entity starts the backoff over.
+        _receiver.EnqueueFailure(new ServiceBusException("entity", reason));
+        (await source.Invoking(s => s.ReceiveBatchAsync(1)).Should().ThrowAsync<InvalidOperationException>()).Which.Message.Should().Contain("tries again in 00:00:01");
+    }
+
     [Fact]
-    public async Task A_missing_entity_stops_the_source_with_an_exception_naming_it()
+    public async Task A_receive_waiting_for_the_backoff_is_canceled_without_being_sent()
     {
         _receiver.EnqueueFailure(new ServiceBusException("not found", ServiceBusFailureReason.MessagingEntityNotFound));
         var source = Source();
+        await source.Invoking(s => s.ReceiveBatchAsync(1)).Should().ThrowAsync<InvalidOperationException>();
+        using var stop = new CancellationTokenSource();
 
-        (await source.Invoking(s => s.ReceiveBatchAsync(1)).Should().ThrowAsync<InvalidOperationException>()).Which.Message.Should().Contain("queue 'orders'");
-        (await source.Invoking(s => s.ReceiveBatchAsync(1)).Should().ThrowAsync<InvalidOperationException>()).Which.Message.Should().Contain("has stopped");
+        var receive = source.ReceiveBatchAsync(1, stop.Token);
+        await stop.CancelAsync();
+
+        await receive.Invoking(r => r).Should().ThrowAsync<OperationCanceledException>();
         _receiver.Receives.Should().HaveCount(1);
+    }
+
+    [Fact]
+    public async Task After_a_missing_entity_the_management_link_is_opened_again_alongside_the_next_receive()
+    {
+        _receiver.EnqueueFailure(new ServiceBusException("not found", ServiceBusFailureReason.MessagingEntityNotFound));
+        _receiver.Enqueue(Received("a"));
+        var source = Source();
+
+        await source.Invoking(s => s.ReceiveBatchAsync(1)).Should().ThrowAsync<InvalidOperationException>();
+        var receive = source.ReceiveBatchAsync(1);
+        _clock.Advance(TimeSpan.FromSeconds(1));
+        (await receive).Should().ContainSingle();
+
+        _receiver.Calls.Should().Equal("peek", "receive", "peek", "receive");
     }
 
     [Fact]
