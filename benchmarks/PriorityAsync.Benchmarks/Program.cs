@@ -10,7 +10,8 @@ using PriorityAsync.Benchmarks.RenewalLoad;
 // reserved-capacity cells, `pump-throughput [--smoke]` the pump against a broker with latency, `dispatch-cpu-time [--smoke]` the CPU-time
 // dispatch probe, `renewal-load [--smoke] [--seed N]` the renew calls per second at 1 000 and 10 000 in flight,
 // `pump-allocations [--messages N]` the pump's bytes per message and a sampling allocation profile,
-// `servicebus-throughput [--smoke]` the pump against ServiceBusProcessor on the Service Bus test broker; anything else
+// `servicebus-throughput [--smoke]` the pump against ServiceBusProcessor on the Service Bus test broker, `stop-bound [--smoke]`
+// the pump's stop against its ShutdownTimeout under CPU-heavy handlers; anything else
 // goes to BenchmarkDotNet.
 if (args.Length > 0 && args[0] == "lease-latency")
 {
@@ -45,6 +46,11 @@ if (args.Length > 0 && args[0] == "servicebus-throughput")
 if (args.Length > 0 && args[0] == "keeper-lateness")
 {
     return PriorityAsync.Benchmarks.KeeperLateness.KeeperLatenessHarness.Run(args[1..]);
+}
+
+if (args.Length > 0 && args[0] == "stop-bound")
+{
+    return PriorityAsync.Benchmarks.StopBound.StopBoundHarness.Run(args[1..]);
 }
 
 if (args.Length > 0 && args[0] == "dispatch-cpu-time")
