@@ -4,11 +4,29 @@ namespace PriorityAsync.MessagePump;
 
 public sealed partial class PriorityMessagePump
 {
+    /// <summary>
+    /// Runs the stop in the lease lane, so that its timeout, its waits and its settlements are the most urgent work of
+    /// the scheduler (on a <see cref="PriorityTaskScheduler"/>, its reserved lease worker), whatever thread called
+    /// <see cref="StopAsync"/>: from the thread pool, each of its continuations would wait for a pool thread, and the
+    /// pool is what CPU-heavy consumers starve. A scheduler that no longer accepts work runs the stop on the caller's
+    /// context instead.
+    /// </summary>
+    [SuppressMessage("Usage", "VSTHRD003:Avoid awaiting foreign Tasks", Justification = "Awaits the pump's own stop, started here in the lease lane. No JoinableTaskFactory is involved, so the foreign-task deadlock this rule guards against cannot occur.")]
     private async Task RunStopAsync(TaskCompletionSource stopped, CancellationToken cancellationToken)
     {
         try
         {
-            await StopCoreAsync(cancellationToken);
+            Task stop;
+            try
+            {
+                stop = LeaseLane.Run(() => StopCoreAsync(cancellationToken));
+            }
+            catch (Exception ex) when (ex is ObjectDisposedException or InvalidOperationException)
+            {
+                stop = StopCoreAsync(cancellationToken);
+            }
+
+            await stop;
             stopped.TrySetResult();
         }
         catch (Exception ex)
