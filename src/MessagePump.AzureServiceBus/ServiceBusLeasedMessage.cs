@@ -1,4 +1,5 @@
 using System.Collections.ObjectModel;
+using System.Diagnostics;
 using System.Globalization;
 using Azure.Messaging.ServiceBus;
 using PriorityAsync.MessagePump.AzureServiceBus.Internal;
@@ -17,8 +18,15 @@ namespace PriorityAsync.MessagePump.AzureServiceBus;
 /// hundreds of milliseconds after the broker acted). The broker's answer decides: a lock it no longer holds is
 /// <see cref="LeaseLostException"/>. The call ends when the broker answers, when the client's operation timeout
 /// (<see cref="ServiceBusRetryOptions.TryTimeout"/>, with its retries) ends it, or when the caller's token is canceled.
+/// <para>
+/// Once a <see cref="PriorityMessagePump"/> has received the delivery, its settle calls (a handler's
+/// <c>((ServiceBusLeasedMessage)context.Message).DeadLetterAsync(reason, description)</c>, say) go through the pump's
+/// settlement, as <see cref="MessageContext.DeadLetterAsync(string, string)"/> does: run in the lease lane, counted as
+/// what they were, a lost lock counted and logged by the pump, and the message not settled again when the handler
+/// returns. The token is then checked before the call; the settlement ends as the pump's own do.
+/// </para>
 /// </remarks>
-public sealed class ServiceBusLeasedMessage : ILeasedMessage
+public sealed class ServiceBusLeasedMessage : ILeasedMessage, IPumpRoutedMessage
 {
     /// <summary>The application property the SDK writes a producer's W3C trace context into.</summary>
     internal const string DiagnosticIdProperty = "Diagnostic-Id";
@@ -27,6 +35,7 @@ public sealed class ServiceBusLeasedMessage : ILeasedMessage
     private readonly SessionLock? _session;
     private IReadOnlyDictionary<string, string>? _headers;
     private long _lockedUntilTicks;
+    private MessageContext? _owner;
 
     internal ServiceBusLeasedMessage(ServiceBusReceiver receiver, ServiceBusReceivedMessage message, ServiceBusEntity entity, SessionLock? session = null)
     {
@@ -36,9 +45,6 @@ public sealed class ServiceBusLeasedMessage : ILeasedMessage
         Entity = entity;
         Volatile.Write(ref _lockedUntilTicks, message.LockedUntil.UtcTicks);
     }
-
-    /// <summary>Gets or sets the description the pump's dead-letter call sends (the processor's <c>DeadLetterMessageAsync</c> sets it).</summary>
-    internal string? DeadLetterDescription { get; set; }
 
     /// <summary>Gets the SDK's message, with every property the broker sent.</summary>
     public ServiceBusReceivedMessage Message { get; }
@@ -116,16 +122,20 @@ public sealed class ServiceBusLeasedMessage : ILeasedMessage
 
     /// <inheritdoc />
     public Task CompleteAsync(CancellationToken cancellationToken = default) =>
-        SettleAsync("complete", (receiver, message, ct) => receiver.CompleteMessageAsync(message, ct), cancellationToken);
+        Volatile.Read(ref _owner) is { } owner
+            ? owner.SettleForMessageAsync(Settlement.Complete, reason: null, description: null, cancellationToken)
+            : SettleDirectAsync(Settlement.Complete, reason: null, description: null, cancellationToken);
 
     /// <inheritdoc />
     public Task AbandonAsync(CancellationToken cancellationToken = default) =>
-        SettleAsync("abandon", (receiver, message, ct) => receiver.AbandonMessageAsync(message, propertiesToModify: null, ct), cancellationToken);
+        Volatile.Read(ref _owner) is { } owner
+            ? owner.SettleForMessageAsync(Settlement.Abandon, reason: null, description: null, cancellationToken)
+            : SettleDirectAsync(Settlement.Abandon, reason: null, description: null, cancellationToken);
 
     /// <inheritdoc />
-    /// <remarks>The dead-letter reason is <paramref name="reason"/>, with <see cref="DeadLetterDescription"/> as its description (none by default).</remarks>
+    /// <remarks>The dead-letter reason is <paramref name="reason"/>, without a description.</remarks>
     public Task DeadLetterAsync(string reason, CancellationToken cancellationToken = default) =>
-        DeadLetterAsync(reason, DeadLetterDescription, cancellationToken);
+        DeadLetterAsync(reason, description: null, cancellationToken);
 
     /// <summary>Moves the message to the entity's dead-letter queue with a reason and a description.</summary>
     /// <param name="reason">Why the message cannot be processed (the <c>DeadLetterReason</c> property).</param>
@@ -138,19 +148,40 @@ public sealed class ServiceBusLeasedMessage : ILeasedMessage
     public Task DeadLetterAsync(string reason, string? description, CancellationToken cancellationToken = default)
     {
         ArgumentException.ThrowIfNullOrWhiteSpace(reason);
-        return SettleAsync("dead-letter", (receiver, message, ct) => receiver.DeadLetterMessageAsync(message, reason, description, ct), cancellationToken);
+        return Volatile.Read(ref _owner) is { } owner
+            ? owner.SettleForMessageAsync(Settlement.DeadLetter, reason, description, cancellationToken)
+            : SettleDirectAsync(Settlement.DeadLetter, reason, description, cancellationToken);
     }
+
+    /// <inheritdoc />
+    void IPumpRoutedMessage.RouteSettlementsThrough(MessageContext context)
+    {
+        var previous = Interlocked.Exchange(ref _owner, context);
+        Debug.Assert(previous is null, "A delivery is owned by one pump context.");
+    }
+
+    /// <inheritdoc />
+    Task IPumpRoutedMessage.SettleDirectAsync(Settlement settlement, string? reason, string? description, CancellationToken cancellationToken) =>
+        SettleDirectAsync(settlement, reason, description, cancellationToken);
 
     /// <inheritdoc />
     public override string ToString() => _session is null
         ? $"message {MessageId} (sequence {SequenceNumber}, delivery {DeliveryCount}) of the {Entity}"
         : $"message {MessageId} (sequence {SequenceNumber}, delivery {DeliveryCount}) of session '{Message.SessionId}' of the {Entity}";
 
-    private async Task SettleAsync(string operation, Func<ServiceBusReceiver, ServiceBusReceivedMessage, CancellationToken, Task> settle, CancellationToken cancellationToken)
+    /// <summary>The settle call to the receiver, which the pump makes (and the public calls, for a message no pump owns).</summary>
+    private Task SettleDirectAsync(Settlement settlement, string? reason, string? description, CancellationToken cancellationToken) => settlement switch
+    {
+        Settlement.Complete => SettleAsync("complete", static (receiver, message, _, ct) => receiver.CompleteMessageAsync(message, ct), null, cancellationToken),
+        Settlement.Abandon => SettleAsync("abandon", static (receiver, message, _, ct) => receiver.AbandonMessageAsync(message, propertiesToModify: null, ct), null, cancellationToken),
+        _ => SettleAsync("dead-letter", static (receiver, message, deadLetter, ct) => receiver.DeadLetterMessageAsync(message, deadLetter!.Value.Reason, deadLetter.Value.Description, ct), (reason!, description), cancellationToken),
+    };
+
+    private async Task SettleAsync(string operation, Func<ServiceBusReceiver, ServiceBusReceivedMessage, (string Reason, string? Description)?, CancellationToken, Task> settle, (string Reason, string? Description)? deadLetter, CancellationToken cancellationToken)
     {
         try
         {
-            await SettleOnceAsync(operation, settle, cancellationToken).ConfigureAwait(false);
+            await SettleOnceAsync(operation, settle, deadLetter, cancellationToken).ConfigureAwait(false);
         }
         catch (LeaseLostException ex) when (_session is not null)
         {
@@ -163,7 +194,7 @@ public sealed class ServiceBusLeasedMessage : ILeasedMessage
         _session?.Settled(this);
     }
 
-    private async Task SettleOnceAsync(string operation, Func<ServiceBusReceiver, ServiceBusReceivedMessage, CancellationToken, Task> settle, CancellationToken cancellationToken)
+    private async Task SettleOnceAsync(string operation, Func<ServiceBusReceiver, ServiceBusReceivedMessage, (string Reason, string? Description)?, CancellationToken, Task> settle, (string Reason, string? Description)? deadLetter, CancellationToken cancellationToken)
     {
         ThrowIfSettled(operation);
         _session?.ThrowIfLost(this);
@@ -173,7 +204,7 @@ public sealed class ServiceBusLeasedMessage : ILeasedMessage
         // decides, and its answer is awaited until it comes or the client's own operation timeout ends the call.
         try
         {
-            await settle(_receiver, Message, cancellationToken).ConfigureAwait(false);
+            await settle(_receiver, Message, deadLetter, cancellationToken).ConfigureAwait(false);
         }
         catch (Exception ex) when (ServiceBusErrors.Translate(ex, $"The {operation} of {this}", cancellationToken) is { } translated)
         {

@@ -1,4 +1,5 @@
 using System.Collections.ObjectModel;
+using System.Diagnostics;
 using System.Diagnostics.CodeAnalysis;
 using Npgsql;
 using PriorityAsync.MessagePump.PostgreSql.Internal;
@@ -10,10 +11,16 @@ namespace PriorityAsync.MessagePump.PostgreSql;
 /// is one statement guarded by the token and by <c>locked_until</c> on the server's clock: a delivery whose lock
 /// expired, or that another delivery replaced, changes nothing and gets <see cref="LeaseLostException"/>.
 /// </summary>
-public sealed class PostgreSqlLeasedMessage : ILeasedMessage
+/// <remarks>
+/// Once a <see cref="PriorityMessagePump"/> has received the delivery, its settle calls go through the pump's settlement,
+/// as <see cref="MessageContext.CompleteAsync"/> and its siblings do: the pump counts the settlement as what it was and
+/// does not settle the message again when the handler returns.
+/// </remarks>
+public sealed class PostgreSqlLeasedMessage : ILeasedMessage, IPumpRoutedMessage
 {
     private long _lockedUntilTicks;
     private long _serverLockedUntilTicks;
+    private MessageContext? _owner;
 
     internal PostgreSqlLeasedMessage(
         PostgreSqlQueue queue,
@@ -96,7 +103,43 @@ public sealed class PostgreSqlLeasedMessage : ILeasedMessage
     }
 
     /// <inheritdoc />
-    public async Task CompleteAsync(CancellationToken cancellationToken = default)
+    public Task CompleteAsync(CancellationToken cancellationToken = default) =>
+        Volatile.Read(ref _owner) is { } owner
+            ? owner.SettleForMessageAsync(Settlement.Complete, reason: null, description: null, cancellationToken)
+            : CompleteDirectAsync(cancellationToken);
+
+    /// <inheritdoc />
+    public Task AbandonAsync(CancellationToken cancellationToken = default) =>
+        Volatile.Read(ref _owner) is { } owner
+            ? owner.SettleForMessageAsync(Settlement.Abandon, reason: null, description: null, cancellationToken)
+            : AbandonDirectAsync(cancellationToken);
+
+    /// <inheritdoc />
+    public Task DeadLetterAsync(string reason, CancellationToken cancellationToken = default)
+    {
+        ArgumentException.ThrowIfNullOrWhiteSpace(reason);
+        return Volatile.Read(ref _owner) is { } owner
+            ? owner.SettleForMessageAsync(Settlement.DeadLetter, reason, description: null, cancellationToken)
+            : DeadLetterDirectAsync(reason, cancellationToken);
+    }
+
+    /// <inheritdoc />
+    void IPumpRoutedMessage.RouteSettlementsThrough(MessageContext context)
+    {
+        var previous = Interlocked.Exchange(ref _owner, context);
+        Debug.Assert(previous is null, "A delivery is owned by one pump context.");
+    }
+
+    /// <inheritdoc />
+    /// <remarks>The queue keeps no dead-letter description: <paramref name="description"/> is dropped.</remarks>
+    Task IPumpRoutedMessage.SettleDirectAsync(Settlement settlement, string? reason, string? description, CancellationToken cancellationToken) => settlement switch
+    {
+        Settlement.Complete => CompleteDirectAsync(cancellationToken),
+        Settlement.Abandon => AbandonDirectAsync(cancellationToken),
+        _ => DeadLetterDirectAsync(reason!, cancellationToken),
+    };
+
+    private async Task CompleteDirectAsync(CancellationToken cancellationToken)
     {
         var rows = await Queue.Transport.ExecuteNonQueryAsync($"Completing {this}", Sql.Complete, Bind, cancellationToken).ConfigureAwait(false);
         if (rows != 1)
@@ -105,8 +148,7 @@ public sealed class PostgreSqlLeasedMessage : ILeasedMessage
         }
     }
 
-    /// <inheritdoc />
-    public async Task AbandonAsync(CancellationToken cancellationToken = default)
+    private async Task AbandonDirectAsync(CancellationToken cancellationToken)
     {
         var rows = await Queue.Transport.ExecuteAsync(
             $"Abandoning {this}",
@@ -124,10 +166,8 @@ public sealed class PostgreSqlLeasedMessage : ILeasedMessage
         }
     }
 
-    /// <inheritdoc />
-    public async Task DeadLetterAsync(string reason, CancellationToken cancellationToken = default)
+    private async Task DeadLetterDirectAsync(string reason, CancellationToken cancellationToken)
     {
-        ArgumentException.ThrowIfNullOrWhiteSpace(reason);
         var rows = await Queue.Transport.ExecuteNonQueryAsync(
             $"Dead-lettering {this}",
             Sql.DeadLetter,

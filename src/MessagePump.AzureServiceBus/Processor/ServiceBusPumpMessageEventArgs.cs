@@ -16,7 +16,7 @@ public sealed class ServiceBusPumpMessageEventArgs : EventArgs
 {
     private readonly ServiceBusLeasedMessage _leased;
     private int _settled;
-    private int _lockLostThrown;
+    private ServiceBusException? _lockLostThrown;
 
     internal ServiceBusPumpMessageEventArgs(MessageContext context, ServiceBusLeasedMessage leased, string fullyQualifiedNamespace, CancellationToken cancellationToken)
     {
@@ -50,8 +50,8 @@ public sealed class ServiceBusPumpMessageEventArgs : EventArgs
     /// <summary>Gets whether the handler has settled the message (or tried to).</summary>
     public bool IsSettled => Volatile.Read(ref _settled) != 0;
 
-    /// <summary>Gets whether a settlement threw <see cref="ServiceBusFailureReason.MessageLockLost"/> to the handler.</summary>
-    internal bool LockLostThrown => Volatile.Read(ref _lockLostThrown) != 0;
+    /// <summary>Gets the <see cref="ServiceBusFailureReason.MessageLockLost"/> a settlement threw to the handler, or <see langword="null"/>.</summary>
+    internal ServiceBusException? LockLostThrown => Volatile.Read(ref _lockLostThrown);
 
     /// <summary>Completes the message: it was processed.</summary>
     /// <param name="message">The message: <see cref="Message"/>.</param>
@@ -91,11 +91,7 @@ public sealed class ServiceBusPumpMessageEventArgs : EventArgs
         return SettleAsync(
             message,
             "dead-letter",
-            () =>
-            {
-                _leased.DeadLetterDescription = deadLetterErrorDescription;
-                return Context.DeadLetterAsync(deadLetterReason);
-            },
+            () => Context.DeadLetterAsync(deadLetterReason, deadLetterErrorDescription),
             cancellationToken);
     }
 
@@ -125,8 +121,9 @@ public sealed class ServiceBusPumpMessageEventArgs : EventArgs
 
         if (Context.LeaseState == MessageLeaseState.Lost)
         {
-            Interlocked.Exchange(ref _lockLostThrown, 1);
-            throw new ServiceBusException($"Cannot {operation} message {Message.MessageId}: its lock was lost (it expired, or its receive link closed); the broker will deliver it again.", ServiceBusFailureReason.MessageLockLost, EntityPath);
+            var lost = new ServiceBusException($"Cannot {operation} message {Message.MessageId}: its lock was lost (it expired, or its receive link closed); the broker will deliver it again.", ServiceBusFailureReason.MessageLockLost, EntityPath);
+            Volatile.Write(ref _lockLostThrown, lost);
+            throw lost;
         }
 
         throw new ServiceBusException($"Cannot {operation} message {Message.MessageId}: the pump settled it first (abandoned at stop) or the broker refused the settlement (see the pump's log).", ServiceBusFailureReason.GeneralError, EntityPath);

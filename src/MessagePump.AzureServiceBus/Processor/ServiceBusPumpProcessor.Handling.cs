@@ -36,9 +36,13 @@ public sealed partial class ServiceBusPumpProcessor
 
         if (context.LeaseState == MessageLeaseState.Lost)
         {
-            if (!args.LockLostThrown)
+            // Reported once, as RenewLock (the SDK's source for a lock lost while its handler runs), also when the
+            // handler caught the MessageLockLost its own settle call threw; only that exception leaving the handler was
+            // reported already, as the handler's failure.
+            var thrown = args.LockLostThrown;
+            if (thrown is null || !IsOrWraps(failure, thrown))
             {
-                var lost = new ServiceBusException($"The lock of message {leased.MessageId} was lost while its handler ran (it expired or its receive link closed); the broker will deliver it again.", ServiceBusFailureReason.MessageLockLost, EntityPath);
+                var lost = thrown ?? new ServiceBusException($"The lock of message {leased.MessageId} was lost while its handler ran (it expired or its receive link closed); the broker will deliver it again.", ServiceBusFailureReason.MessageLockLost, EntityPath);
                 await ReportAsync(error, lost, ServiceBusErrorSource.RenewLock).ConfigureAwait(true);
             }
 
@@ -60,6 +64,20 @@ public sealed partial class ServiceBusPumpProcessor
         {
             await ReportAsync(error, ex, complete ? ServiceBusErrorSource.Complete : ServiceBusErrorSource.Abandon).ConfigureAwait(true);
         }
+    }
+
+    /// <summary>Whether <paramref name="failure"/> is <paramref name="exception"/> or carries it as an inner exception.</summary>
+    private static bool IsOrWraps(Exception? failure, Exception exception)
+    {
+        for (var current = failure; current is not null; current = current.InnerException)
+        {
+            if (ReferenceEquals(current, exception))
+            {
+                return true;
+            }
+        }
+
+        return false;
     }
 
     /// <summary>Calls the error handler; an exception it throws is logged and goes no further.</summary>

@@ -1,9 +1,17 @@
+using System.Diagnostics;
+
 namespace PriorityAsync.MessagePump;
 
 /// <summary>One delivery of a message of an <see cref="InMemoryQueue"/>, holding its lock token.</summary>
-public sealed class InMemoryMessage : ILeasedMessage
+/// <remarks>
+/// Once a <see cref="PriorityMessagePump"/> has received the delivery, its settle calls go through the pump's settlement,
+/// as <see cref="MessageContext.CompleteAsync"/> and its siblings do: the pump counts the settlement as what it was and
+/// does not settle the message again when the handler returns.
+/// </remarks>
+public sealed class InMemoryMessage : ILeasedMessage, IPumpRoutedMessage
 {
     private long _lockedUntilTicks;
+    private MessageContext? _owner;
 
     internal InMemoryMessage(InMemoryQueue queue, InMemoryQueue.Entry entry, Guid lockToken, int deliveryCount, DateTimeOffset lockedUntil)
     {
@@ -40,17 +48,39 @@ public sealed class InMemoryMessage : ILeasedMessage
     public Task<DateTimeOffset> RenewLockAsync(CancellationToken cancellationToken = default) => Queue.RenewAsync(this, cancellationToken);
 
     /// <inheritdoc />
-    public Task CompleteAsync(CancellationToken cancellationToken = default) => Queue.CompleteAsync(LockToken, cancellationToken);
+    public Task CompleteAsync(CancellationToken cancellationToken = default) =>
+        Volatile.Read(ref _owner) is { } owner
+            ? owner.SettleForMessageAsync(Settlement.Complete, reason: null, description: null, cancellationToken)
+            : Queue.CompleteAsync(LockToken, cancellationToken);
 
     /// <inheritdoc />
-    public Task AbandonAsync(CancellationToken cancellationToken = default) => Queue.AbandonAsync(LockToken, cancellationToken);
+    public Task AbandonAsync(CancellationToken cancellationToken = default) =>
+        Volatile.Read(ref _owner) is { } owner
+            ? owner.SettleForMessageAsync(Settlement.Abandon, reason: null, description: null, cancellationToken)
+            : Queue.AbandonAsync(LockToken, cancellationToken);
 
     /// <inheritdoc />
     public Task DeadLetterAsync(string reason, CancellationToken cancellationToken = default)
     {
         ArgumentException.ThrowIfNullOrWhiteSpace(reason);
-        return Queue.DeadLetterAsync(LockToken, reason, cancellationToken);
+        return Volatile.Read(ref _owner) is { } owner
+            ? owner.SettleForMessageAsync(Settlement.DeadLetter, reason, description: null, cancellationToken)
+            : Queue.DeadLetterAsync(LockToken, reason, cancellationToken);
     }
+
+    void IPumpRoutedMessage.RouteSettlementsThrough(MessageContext context)
+    {
+        var previous = Interlocked.Exchange(ref _owner, context);
+        Debug.Assert(previous is null, "A delivery is owned by one pump context.");
+    }
+
+    /// <remarks>The in-memory queue keeps no dead-letter description: <paramref name="description"/> is dropped.</remarks>
+    Task IPumpRoutedMessage.SettleDirectAsync(Settlement settlement, string? reason, string? description, CancellationToken cancellationToken) => settlement switch
+    {
+        Settlement.Complete => Queue.CompleteAsync(LockToken, cancellationToken),
+        Settlement.Abandon => Queue.AbandonAsync(LockToken, cancellationToken),
+        _ => Queue.DeadLetterAsync(LockToken, reason!, cancellationToken),
+    };
 
     internal void SetLockedUntil(DateTimeOffset lockedUntil) => Volatile.Write(ref _lockedUntilTicks, lockedUntil.UtcTicks);
 

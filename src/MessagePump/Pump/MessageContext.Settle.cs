@@ -15,4 +15,39 @@ public sealed partial class MessageContext
     /// </summary>
     /// <returns><see langword="true"/> when the message was abandoned; <see langword="false"/> when it was already settled or its lease is lost (see <see cref="LeaseState"/>).</returns>
     public Task<bool> AbandonAsync() => _pump.LeaseLane.Run(() => _pump.SettleAsync(this, Settlement.Abandon));
+
+    /// <summary>
+    /// Dead-letters the message now, in the lease lane; the pump will not complete or abandon it afterwards.
+    /// </summary>
+    /// <param name="reason">Why the message cannot be processed.</param>
+    /// <returns><see langword="true"/> when the message was dead-lettered; <see langword="false"/> when it was already settled or its lease is lost.</returns>
+    /// <exception cref="ArgumentException"><paramref name="reason"/> is null, empty or white space.</exception>
+    public Task<bool> DeadLetterAsync(string reason) => DeadLetterAsync(reason, description: null);
+
+    /// <summary>
+    /// Dead-letters the message now with a reason and a description, in the lease lane; the pump will not complete or
+    /// abandon it afterwards. The description travels where the transport carries one (Service Bus:
+    /// <c>DeadLetterErrorDescription</c>; see <see cref="ILeasedMessage.DeadLetterAsync(string, string, CancellationToken)"/>).
+    /// </summary>
+    /// <param name="reason">Why the message cannot be processed.</param>
+    /// <param name="description">More detail; <see langword="null"/> for none.</param>
+    /// <returns><see langword="true"/> when the message was dead-lettered; <see langword="false"/> when it was already settled or its lease is lost.</returns>
+    /// <exception cref="ArgumentException"><paramref name="reason"/> is null, empty or white space.</exception>
+    public Task<bool> DeadLetterAsync(string reason, string? description)
+    {
+        ArgumentException.ThrowIfNullOrWhiteSpace(reason);
+        return _pump.LeaseLane.Run(() => _pump.SettleAsync(this, Settlement.DeadLetter, reason, description));
+    }
+
+    /// <summary>
+    /// A settle call made on <see cref="Message"/> itself (a pump-owned <see cref="IPumpRoutedMessage"/>): run in the
+    /// lease lane through the pump's settlement, so that it is claimed once and counted as what it was; it fails as
+    /// <see cref="ILeasedMessage"/>'s calls do (<see cref="LeaseLostException"/> when the message was already settled or
+    /// its lease is lost). <paramref name="cancellationToken"/> is checked before the call; a settlement under way ends
+    /// as the pump's own do (when the broker answers, or at the lock's expiry when the pump stops).
+    /// </summary>
+    internal Task SettleForMessageAsync(Settlement settlement, string? reason, string? description, CancellationToken cancellationToken) =>
+        cancellationToken.IsCancellationRequested
+            ? Task.FromCanceled(cancellationToken)
+            : _pump.LeaseLane.Run(() => _pump.SettleForMessageAsync(this, settlement, reason, description));
 }

@@ -33,6 +33,7 @@ public sealed partial class MessageContext
     {
         _pump = pump;
         Message = message;
+        (message as IPumpRoutedMessage)?.RouteSettlementsThrough(this);
     }
 
     /// <summary>Gets or sets the lease due before this one in the pump's <see cref="LeaseSchedule"/>.</summary>
@@ -55,6 +56,9 @@ public sealed partial class MessageContext
 
     /// <summary>Gets or sets what the handler threw, or <see langword="null"/>.</summary>
     internal Exception? ProcessFailure { get; set; }
+
+    /// <summary>Gets or sets the exception of a settle call the broker refused for good (not a lost lease), or <see langword="null"/>.</summary>
+    internal Exception? SettleFailure { get; set; }
 
     /// <summary>Gets or sets the handler's span while it runs.</summary>
     internal Activity? ProcessSpan { get; set; }
@@ -102,18 +106,6 @@ public sealed partial class MessageContext
 
     /// <summary>Gets whether more urgent work (a lease renewal) is waiting: a CPU-heavy handler should yield now.</summary>
     public bool ShouldYield => _pump.Scheduler.ShouldYield;
-
-    /// <summary>
-    /// Dead-letters the message now, in the lease lane; the pump will not complete or abandon it afterwards.
-    /// </summary>
-    /// <param name="reason">Why the message cannot be processed.</param>
-    /// <returns><see langword="true"/> when the message was dead-lettered; <see langword="false"/> when it was already settled or its lease is lost.</returns>
-    /// <exception cref="ArgumentException"><paramref name="reason"/> is null, empty or white space.</exception>
-    public Task<bool> DeadLetterAsync(string reason)
-    {
-        ArgumentException.ThrowIfNullOrWhiteSpace(reason);
-        return _pump.LeaseLane.Run(() => _pump.SettleAsync(this, Settlement.DeadLetter, reason));
-    }
 
     /// <inheritdoc />
     public override string ToString() => $"{Message.MessageId} (delivery {Message.DeliveryCount}, {LeaseState})";

@@ -1,11 +1,42 @@
+using System.Runtime.ExceptionServices;
+
 namespace PriorityAsync.MessagePump;
 
 public sealed partial class PriorityMessagePump
 {
     /// <summary>Settles the message unless another settlement claimed it first; retries transient failures while the lock lasts.</summary>
     /// <returns>Whether this call settled the message.</returns>
-    internal Task<bool> SettleAsync(MessageContext context, Settlement settlement, string? reason = null) =>
-        context.TryClaim() ? SettleClaimedAsync(context, settlement, reason) : Task.FromResult(false);
+    internal Task<bool> SettleAsync(MessageContext context, Settlement settlement, string? reason = null, string? description = null) =>
+        context.TryClaim() ? SettleClaimedAsync(context, settlement, reason, description) : Task.FromResult(false);
+
+    /// <summary>
+    /// Settles the message for a settle call made on the message itself (<see cref="IPumpRoutedMessage"/>), under the
+    /// same claim, retries and counts as <see cref="SettleAsync"/>, and fails as <see cref="ILeasedMessage"/>'s calls do.
+    /// </summary>
+    /// <returns>A task that completes when the message is settled.</returns>
+    /// <exception cref="LeaseLostException">The message was already settled (claimed by another settlement), or its lease is lost.</exception>
+    /// <exception cref="Exception">The broker refused the settlement for good: its own exception, as the pump logged it.</exception>
+    internal async Task SettleForMessageAsync(MessageContext context, Settlement settlement, string? reason, string? description)
+    {
+        if (!context.TryClaim())
+        {
+            throw new LeaseLostException(context.LeaseState == MessageLeaseState.Lost
+                ? $"Cannot {OperationName(settlement)} {context.Message.MessageId}: its lease was lost."
+                : $"Cannot {OperationName(settlement)} {context.Message.MessageId}: it was already settled.");
+        }
+
+        if (await SettleClaimedAsync(context, settlement, reason, description))
+        {
+            return;
+        }
+
+        if (context.SettleFailure is { } failure)
+        {
+            ExceptionDispatchInfo.Throw(failure);
+        }
+
+        throw new LeaseLostException($"Cannot {OperationName(settlement)} {context.Message.MessageId}: its lease was lost.");
+    }
 
     /// <summary>
     /// Settles a message whose settlement the caller has claimed. Each call gets
@@ -13,7 +44,7 @@ public sealed partial class PriorityMessagePump
     /// renewals stopped; by then the stop path has counted the lease lost, so a late answer changes no count.
     /// </summary>
     /// <returns>Whether the message was settled.</returns>
-    private async Task<bool> SettleClaimedAsync(MessageContext context, Settlement settlement, string? reason = null)
+    private async Task<bool> SettleClaimedAsync(MessageContext context, Settlement settlement, string? reason = null, string? description = null)
     {
         try
         {
@@ -38,7 +69,7 @@ public sealed partial class PriorityMessagePump
                 // Otherwise the batch call broke as a whole (a transport that broke its contract): retry the message alone.
             }
 
-            return await SettleWithRetriesAsync(context, settlement, reason);
+            return await SettleWithRetriesAsync(context, settlement, reason, description);
         }
         finally
         {
@@ -81,6 +112,7 @@ public sealed partial class PriorityMessagePump
             case TransientTransportException:
                 return null;
             default:
+                context.SettleFailure = outcome;
                 _events.SettleFailed(outcome, OperationName(settlement), context.Message.MessageId);
                 return false;
         }
@@ -93,7 +125,7 @@ public sealed partial class PriorityMessagePump
         _ => "dead-letter",
     };
 
-    private async Task<bool> SettleWithRetriesAsync(MessageContext context, Settlement settlement, string? reason)
+    private async Task<bool> SettleWithRetriesAsync(MessageContext context, Settlement settlement, string? reason, string? description)
     {
         var abort = context.SettleAbortToken;
         while (true)
@@ -101,12 +133,7 @@ public sealed partial class PriorityMessagePump
             Exception? outcome = null;
             try
             {
-                await (settlement switch
-                {
-                    Settlement.Complete => context.Message.CompleteAsync(abort),
-                    Settlement.Abandon => context.Message.AbandonAsync(abort),
-                    _ => context.Message.DeadLetterAsync(reason!, abort),
-                });
+                await SendSettlementAsync(context.Message, settlement, reason, description, abort);
             }
             catch (Exception ex)
             {
@@ -124,6 +151,26 @@ public sealed partial class PriorityMessagePump
                 return false;
             }
         }
+    }
+
+    /// <summary>
+    /// One settle call to the transport: a pump-owned message's own call (<see cref="IPumpRoutedMessage.SettleDirectAsync"/>,
+    /// which does not come back through the pump), otherwise the <see cref="ILeasedMessage"/> call.
+    /// </summary>
+    private static Task SendSettlementAsync(ILeasedMessage message, Settlement settlement, string? reason, string? description, CancellationToken abort)
+    {
+        if (message is IPumpRoutedMessage routed)
+        {
+            return routed.SettleDirectAsync(settlement, reason, description, abort);
+        }
+
+        return settlement switch
+        {
+            Settlement.Complete => message.CompleteAsync(abort),
+            Settlement.Abandon => message.AbandonAsync(abort),
+            _ when description is null => message.DeadLetterAsync(reason!, abort),
+            _ => message.DeadLetterAsync(reason!, description, abort),
+        };
     }
 
     /// <summary>Waits before retrying a settle call; false when the lock has no time left or the settlement was aborted.</summary>

@@ -4,7 +4,7 @@ namespace PriorityAsync.MessagePump;
 
 /// <summary>A message received under a lease, with the operations that renew and settle it.</summary>
 /// <remarks>
-/// Settling (<see cref="CompleteAsync"/>, <see cref="AbandonAsync"/>, <see cref="DeadLetterAsync"/>) ends the lease.
+/// Settling (<see cref="CompleteAsync"/>, <see cref="AbandonAsync"/>, <see cref="DeadLetterAsync(string, CancellationToken)"/>) ends the lease.
 /// Every operation on a lease that has expired, or that was already settled, throws <see cref="LeaseLostException"/>.
 /// </remarks>
 public interface ILeasedMessage
@@ -60,4 +60,18 @@ public interface ILeasedMessage
     /// <exception cref="LeaseLostException">The lease expired or the message was settled.</exception>
     /// <exception cref="TransientTransportException">The broker failed in a way worth retrying.</exception>
     Task DeadLetterAsync(string reason, CancellationToken cancellationToken = default);
+
+    /// <summary>Moves the message to the dead-letter queue with a reason and a description: it will not be delivered again.</summary>
+    /// <param name="reason">Why the message cannot be processed.</param>
+    /// <param name="description">More detail, where the broker carries it; <see langword="null"/> for none.</param>
+    /// <param name="cancellationToken">Cancels the call.</param>
+    /// <returns>A task that completes when the broker has dead-lettered the message.</returns>
+    /// <remarks>
+    /// The default implementation, for brokers that carry no description, dead-letters with <paramref name="reason"/>
+    /// alone (<see cref="DeadLetterAsync(string, CancellationToken)"/>) and drops <paramref name="description"/>.
+    /// </remarks>
+    /// <exception cref="LeaseLostException">The lease expired or the message was settled.</exception>
+    /// <exception cref="TransientTransportException">The broker failed in a way worth retrying.</exception>
+    Task DeadLetterAsync(string reason, string? description, CancellationToken cancellationToken = default) =>
+        DeadLetterAsync(reason, cancellationToken);
 }

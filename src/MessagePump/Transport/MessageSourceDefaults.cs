@@ -54,7 +54,10 @@ internal static class MessageSourceDefaults
     {
         try
         {
-            return message.CompleteAsync(cancellationToken);
+            // A pump-owned message's public CompleteAsync goes through the pump's settlement, which is what called here.
+            return message is IPumpRoutedMessage routed
+                ? routed.SettleDirectAsync(Settlement.Complete, reason: null, description: null, cancellationToken)
+                : message.CompleteAsync(cancellationToken);
         }
         catch (Exception ex)
         {

@@ -51,7 +51,7 @@ internal static class ProcessorMigrationSample
                 var message = (ServiceBusLeasedMessage)context.Message;
                 if (message.DeliveryCount > 5)
                 {
-                    await context.DeadLetterAsync("TooManyAttempts");
+                    await context.DeadLetterAsync("TooManyAttempts", "gave up after 5 deliveries");
                     return;                                          // returning completes; a dead-lettered message is left alone
                 }
 

@@ -75,6 +75,68 @@ public sealed class ProcessorErrorTests(ITestOutputHelper output)
     }
 
     [Fact]
+    public async Task A_lock_lost_that_the_handlers_own_complete_finds_is_reported_and_counted_even_when_the_handler_catches_it()
+    {
+        await using var h = await ProcessorHarness.StartAsync(messages: 1, TimeSpan.FromSeconds(5));
+        var caught = new ConcurrentQueue<ServiceBusException>();
+        await using var processor = h.Create(async args =>
+        {
+            if (args.Message.DeliveryCount == 1)
+            {
+                await h.Sb.Broker.Faults.DetachReceiveLinksAsync("orders"); // its lock goes with the link
+                try
+                {
+                    await args.CompleteMessageAsync(args.Message);
+                }
+                catch (ServiceBusException ex) when (ex.Reason == ServiceBusFailureReason.MessageLockLost)
+                {
+                    caught.Enqueue(ex); // the handler's own business: the processor still reports the lost lock
+                }
+            }
+        });
+
+        await processor.StartProcessingAsync();
+        await ProcessorHarness.UntilAsync(() => h.Queue.CompletedCount == 1, "the redelivery's completion");
+        await processor.StopProcessingAsync();
+
+        output.WriteLine(string.Join("; ", h.Errors.Select(e => $"{e.ErrorSource}: {e.Exception.Message}")));
+        var thrown = caught.Should().ContainSingle().Subject;
+        var lost = h.Errors.Should().ContainSingle().Subject;
+        lost.ErrorSource.Should().Be(ServiceBusErrorSource.RenewLock);
+        lost.Exception.Should().BeSameAs(thrown);
+        var stats = processor.GetStatistics()!;
+        stats.LeasesLost.Should().Be(1);
+        stats.Completed.Should().Be(1);
+        h.Queue.CompletionsOf("m0").Should().Be(1);
+        h.Queue.LockedCount.Should().Be(0);
+    }
+
+    [Fact]
+    public async Task A_lock_lost_thrown_by_the_handlers_own_complete_and_left_to_escape_is_reported_once_as_the_handlers_failure()
+    {
+        await using var h = await ProcessorHarness.StartAsync(messages: 1, TimeSpan.FromSeconds(5));
+        await using var processor = h.Create(async args =>
+        {
+            if (args.Message.DeliveryCount == 1)
+            {
+                await h.Sb.Broker.Faults.DetachReceiveLinksAsync("orders");
+                await args.CompleteMessageAsync(args.Message); // throws MessageLockLost, not caught
+            }
+        });
+
+        await processor.StartProcessingAsync();
+        await ProcessorHarness.UntilAsync(() => h.Queue.CompletedCount == 1, "the redelivery's completion");
+        await processor.StopProcessingAsync();
+
+        output.WriteLine(string.Join("; ", h.Errors.Select(e => $"{e.ErrorSource}: {e.Exception.Message}")));
+        var reported = h.Errors.Should().ContainSingle().Subject;
+        reported.ErrorSource.Should().Be(ServiceBusErrorSource.ProcessMessageCallback);
+        reported.Exception.Should().BeOfType<ServiceBusException>().Which.Reason.Should().Be(ServiceBusFailureReason.MessageLockLost);
+        processor.GetStatistics()!.LeasesLost.Should().Be(1);
+        h.Queue.CompletionsOf("m0").Should().Be(1);
+    }
+
+    [Fact]
     public async Task A_failed_receive_is_reported_with_the_Receive_source_and_processing_goes_on()
     {
         await using var h = await ProcessorHarness.StartAsync(messages: 1, TimeSpan.FromSeconds(5));

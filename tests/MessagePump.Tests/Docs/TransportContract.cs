@@ -31,4 +31,6 @@ public interface ILeasedMessage
     Task CompleteAsync(CancellationToken cancellationToken = default);
     Task AbandonAsync(CancellationToken cancellationToken = default);
     Task DeadLetterAsync(string reason, CancellationToken cancellationToken = default);
+    Task DeadLetterAsync(string reason, string? description, CancellationToken cancellationToken = default) =>
+        DeadLetterAsync(reason, cancellationToken);      // a broker without descriptions drops it
 }

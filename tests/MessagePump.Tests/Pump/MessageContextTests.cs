@@ -22,6 +22,8 @@ public class MessageContextTests
                     seen.Add((context.ToString(), context.LeaseState));
                     var blank = () => context.DeadLetterAsync(" ");
                     await blank.Should().ThrowAsync<ArgumentException>().WithParameterName("reason");
+                    var blankWithDescription = () => context.DeadLetterAsync("", "described");
+                    await blankWithDescription.Should().ThrowAsync<ArgumentException>().WithParameterName("reason");
                     seen.Add((context.ToString(), context.LeaseState));
                     (await context.DeadLetterAsync("poison")).Should().BeTrue();
                     seen.Add((context.ToString(), context.LeaseState));
