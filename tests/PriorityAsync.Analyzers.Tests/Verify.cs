@@ -26,12 +26,17 @@ internal static class Verify
 
         """;
 
-    private static readonly ImmutableArray<MetadataReference> References = LoadReferences();
+    private static readonly ImmutableArray<MetadataReference> References = LoadReferences(withLibraries: true);
 
-    /// <summary>Checks that <paramref name="source"/> gets exactly the reports its markup marks.</summary>
-    public static async Task AnalyzerAsync(string source)
+    private static readonly ImmutableArray<MetadataReference> RuntimeReferences = LoadReferences(withLibraries: false);
+
+    /// <summary>
+    /// Checks that <paramref name="source"/> gets exactly the reports its markup marks; compiled against the runtime
+    /// only (no PriorityAsync assembly) where <paramref name="withLibraries"/> is false.
+    /// </summary>
+    public static async Task AnalyzerAsync(string source, bool withLibraries = true)
     {
-        var test = new AnalyzerTest { TestCode = source };
+        var test = new AnalyzerTest(withLibraries ? References : RuntimeReferences) { TestCode = source };
         await test.RunAsync();
     }
 
@@ -43,34 +48,35 @@ internal static class Verify
         await test.RunAsync();
     }
 
-    private static ImmutableArray<MetadataReference> LoadReferences()
+    private static ImmutableArray<MetadataReference> LoadReferences(bool withLibraries)
     {
         var paths = ((string)AppContext.GetData("TRUSTED_PLATFORM_ASSEMBLIES")!).Split(Path.PathSeparator)
-            .Concat(
+            .Where(path => withLibraries || !Path.GetFileName(path).StartsWith("PriorityAsync", StringComparison.Ordinal))
+            .Concat(withLibraries ? (string[])
             [
                 typeof(PriorityScheduler).Assembly.Location,
                 typeof(PriorityAsync.MessagePump.PriorityMessagePump).Assembly.Location,
                 typeof(PriorityAsync.MessagePump.Hosting.IMessageHandler).Assembly.Location,
                 typeof(PriorityAsync.MessagePump.AzureServiceBus.ServiceBusPumpProcessor).Assembly.Location,
                 typeof(Azure.Messaging.ServiceBus.ServiceBusClient).Assembly.Location,
-            ])
+            ] : [])
             .Where(path => path.EndsWith(".dll", StringComparison.OrdinalIgnoreCase))
             .Distinct(StringComparer.Ordinal);
         return [.. paths.Select(path => (MetadataReference)MetadataReference.CreateFromFile(path))];
     }
 
-    private static void Configure(SolutionState state)
+    private static void Configure(SolutionState state, ImmutableArray<MetadataReference> references)
     {
         // No reference-assembly package: the references are this process's own assemblies (above).
-        state.AdditionalReferences.AddRange(References);
+        state.AdditionalReferences.AddRange(references);
     }
 
     private sealed class AnalyzerTest : CSharpAnalyzerTest<LaneRulesAnalyzer, DefaultVerifier>
     {
-        public AnalyzerTest()
+        public AnalyzerTest(ImmutableArray<MetadataReference> references)
         {
             ReferenceAssemblies = new ReferenceAssemblies("net10.0");
-            Configure(TestState);
+            Configure(TestState, references);
         }
 
         protected override ParseOptions CreateParseOptions() => new CSharpParseOptions(LanguageVersion.Latest, DocumentationMode.Diagnose);
@@ -85,8 +91,8 @@ internal static class Verify
         public CodeFixTest()
         {
             ReferenceAssemblies = new ReferenceAssemblies("net10.0");
-            Configure(TestState);
-            Configure(FixedState);
+            Configure(TestState, References);
+            Configure(FixedState, References);
         }
 
         protected override ParseOptions CreateParseOptions() => new CSharpParseOptions(LanguageVersion.Latest, DocumentationMode.Diagnose);
