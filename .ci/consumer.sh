@@ -63,6 +63,10 @@ for id in PriorityAsync PriorityAsync.MessagePump PriorityAsync.MessagePump.Host
     for expected in README.md LICENSE "lib/net10.0/$id.dll" "lib/net10.0/$id.xml" "$id.nuspec"; do
         grep -qxF "$expected" <<<"$files" || { echo "$package lacks $expected" >&2; exit 1; }
     done
+    # The analyzers of the one rule ship inside the core package (docs/analyzers.md).
+    if [[ $id == PriorityAsync ]]; then
+        grep -qxF "analyzers/dotnet/cs/PriorityAsync.Analyzers.dll" <<<"$files" || { echo "$package lacks its analyzers" >&2; exit 1; }
+    fi
     [[ -f "$feed/$id.$version.snupkg" ]] || { echo "no symbol package $id.$version.snupkg" >&2; exit 1; }
     symbols="$(list_zip "$feed/$id.$version.snupkg")"
     grep -qxF "lib/net10.0/$id.pdb" <<<"$symbols" || { echo "$id.$version.snupkg lacks its pdb" >&2; exit 1; }

@@ -176,11 +176,13 @@ public class GracefulStopTests
         {
             var lane = context.GetLane(LanePriority.Processing).SynchronizationContext;
             lane.Post(_ => throw new TimeoutException("posted"), null);
+#pragma warning disable PA0001 // three posts, no CPU work to split
             for (var i = 0; i < 3; i++)
             {
                 var n = i;
                 lane.Post(_ => ran.Add(n), null);
             }
+#pragma warning restore PA0001
 
             return Task.CompletedTask;
         });
@@ -211,9 +213,11 @@ public class GracefulStopTests
 
         var (before, after, ambient) = await scheduler.GetLane(LanePriority.Processing).Run(async () =>
         {
+#pragma warning disable PA0004 // the test shows that StartNew without a scheduler runs on the pool
             var first = await Task.Factory.StartNew(() => Thread.CurrentThread.IsThreadPoolThread);
             await Task.Yield();
             var second = await Task.Factory.StartNew(() => Thread.CurrentThread.IsThreadPoolThread);
+#pragma warning restore PA0004
             return (first, second, TaskScheduler.Current);
         }).WaitAsync(Bounded.Generous);
 

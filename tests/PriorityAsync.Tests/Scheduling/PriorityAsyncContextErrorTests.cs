@@ -122,6 +122,7 @@ public class PriorityAsyncContextErrorTests
         PriorityAsyncContext.Run(async () =>
         {
             var lease = SynchronizationContext.Current!;
+#pragma warning disable PA0004 // the test sends to the context from another thread
             await Task.Run(() =>
             {
                 lease.Send(_ => sentOn = Environment.CurrentManagedThreadId, null);
@@ -134,6 +135,7 @@ public class PriorityAsyncContextErrorTests
                     sendFailure = ex;
                 }
             });
+#pragma warning restore PA0004
         });
 
         sentOn.Should().Be(contextThread);

@@ -62,7 +62,9 @@ public class PriorityAsyncContextFlowTests
         PriorityAsyncContext.Run(async () =>
         {
             var processing = PriorityScheduler.Current!.GetLane(LanePriority.Processing);
+#pragma warning disable PA0003 // the test shows that ConfigureAwait(false) leaves the scheduler
             await Task.Delay(1).ConfigureAwait(false);
+#pragma warning restore PA0003
             laneAfterLeaving = PriorityScheduler.CurrentLane?.Name;
             await processing.SwitchTo();
             laneAfterComingBack = PriorityScheduler.CurrentLane?.Name;
@@ -148,7 +150,9 @@ public class PriorityAsyncContextFlowTests
             var processing = PriorityScheduler.Current!.GetLane(LanePriority.Processing);
             return await processing.TaskFactory.ContinueWhenAll(
                 [Task.CompletedTask],
+#pragma warning disable PA0002, PA0004 // the test shows that a nested StartNew runs on the pool; its result is waited for in the continuation
                 _ => (PriorityScheduler.CurrentLane?.Name, TaskScheduler.Current == TaskScheduler.Default, Task.Factory.StartNew(() => Thread.CurrentThread.IsThreadPoolThread).Result));
+#pragma warning restore PA0002, PA0004
         });
 
         lane.Should().Be("Processing");
@@ -163,7 +167,9 @@ public class PriorityAsyncContextFlowTests
         Bounded.OnOwnThread(
             () => PriorityAsyncContext.Run(async () =>
             {
+#pragma warning disable PA0003 // the test needs the entry point to end on the thread pool
                 await Task.Delay(10).ConfigureAwait(false);
+#pragma warning restore PA0003
                 endedOnPool = Thread.CurrentThread.IsThreadPoolThread;
             }),
             "a run whose entry point ends on the thread pool");
