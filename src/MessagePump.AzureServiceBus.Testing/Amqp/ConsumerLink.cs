@@ -32,6 +32,8 @@ internal sealed class ConsumerLink : IConsumer
 
     public bool ReceiveAndDelete { get; }
 
+    public string? LinkName => _link.Name;
+
     /// <summary>
     /// The credit the broker may use: what the client granted, never more than the link has left (the client may take
     /// credit back with a flow that is not a drain).
@@ -135,7 +137,8 @@ internal sealed class ConsumerLink : IConsumer
                     }
                 }
 
-                return new Settlement(SettleKind.DeadLetter, reason ?? rejected.Error?.Condition.Value, description, properties);
+                // As Service Bus: a dead-letter without a reason leaves DeadLetterReason unset (the condition is not a reason).
+                return new Settlement(SettleKind.DeadLetter, reason, description, properties);
             case Modified modified:
                 var modifiedProperties = (modified.MessageAnnotations ?? [])
                     .Where(pair => pair.Key.Key is not null && pair.Value is not null)
