@@ -12,6 +12,9 @@ internal interface IConsumer
     /// <summary>Credit the broker may still use (changed only under the broker's lock).</summary>
     int Credit { get; set; }
 
+    /// <summary>The name of the receive link (what the client sends as <c>associated-link-name</c>), or null without one.</summary>
+    string? LinkName { get; }
+
     /// <summary>True once the link is closed.</summary>
     bool IsClosed { get; }
 }

@@ -19,5 +19,7 @@ internal sealed class ManagementConsumer : IConsumer
         set { }
     }
 
+    public string? LinkName => null;
+
     public bool IsClosed => false;
 }

@@ -14,6 +14,7 @@ public sealed partial class ServiceBusTestBroker
     {
         var deliveries = new List<PendingDelivery>();
         var acceptedWaiters = new List<SessionWaiter>();
+        var lostSessionHolders = new List<IConsumer>();
         T result;
         lock (Sync)
         {
@@ -22,7 +23,7 @@ public sealed partial class ServiceBusTestBroker
             var now = exact - TimeSpan.FromTicks(exact.Ticks % TimeSpan.TicksPerMillisecond);
             foreach (var queue in _queues.Values)
             {
-                queue.SweepLocked(now);
+                queue.SweepLocked(now, lostSessionHolders);
             }
 
             result = action(now);
@@ -48,6 +49,11 @@ public sealed partial class ServiceBusTestBroker
         foreach (var waiter in acceptedWaiters)
         {
             waiter.Complete();
+        }
+
+        foreach (var holder in lostSessionHolders)
+        {
+            ((ConsumerLink)holder).OnSessionLost();
         }
 
         Deliver(deliveries);

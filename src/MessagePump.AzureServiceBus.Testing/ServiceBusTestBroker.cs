@@ -25,6 +25,7 @@ public sealed partial class ServiceBusTestBroker : IAsyncDisposable
     {
         TimeProvider = options.TimeProvider;
         _keyName = options.KeyName;
+        MaxMessageSize = (ulong)options.MaxMessageSizeInBytes;
         _key = options.Key;
         Faults = new ServiceBusTestFaults(this);
         _timer = TimeProvider.CreateTimer(static state => ((ServiceBusTestBroker)state!).OnTimer(), this, Timeout.InfiniteTimeSpan, Timeout.InfiniteTimeSpan);
@@ -57,6 +58,9 @@ public sealed partial class ServiceBusTestBroker : IAsyncDisposable
 
     internal object Sync { get; } = new();
 
+    /// <summary>The max-message-size of the broker's end of send links (<see cref="ServiceBusTestBrokerOptions.MaxMessageSizeInBytes"/>).</summary>
+    internal ulong MaxMessageSize { get; }
+
     /// <summary>Starts a broker listening on a loopback port.</summary>
     /// <param name="options">Clock, port and key; defaults when null.</param>
     /// <param name="cancellationToken">Cancels the start.</param>
@@ -75,6 +79,11 @@ public sealed partial class ServiceBusTestBroker : IAsyncDisposable
         if (options.Port is < 0 or > 65535)
         {
             throw new ArgumentOutOfRangeException(nameof(options), options.Port, "options.Port must be 0 (any free port) or a port in 1..65535.");
+        }
+
+        if (options.MaxMessageSizeInBytes is < 1 or > ServiceBusTestBrokerOptions.PremiumMaxMessageSizeInBytes)
+        {
+            throw new ArgumentOutOfRangeException(nameof(options), options.MaxMessageSizeInBytes, "options.MaxMessageSizeInBytes must be in 1..104857600 (100 MB, the Premium tier's limit).");
         }
 
         if (string.IsNullOrWhiteSpace(options.KeyName) || string.IsNullOrWhiteSpace(options.Key))

@@ -10,6 +10,20 @@ public sealed class ServiceBusTestBrokerOptions
     /// </summary>
     public TimeProvider TimeProvider { get; set; } = TimeProvider.System;
 
+    /// <summary>The Standard tier's largest message: 256 KB.</summary>
+    public const long StandardMaxMessageSizeInBytes = 256 * 1024;
+
+    /// <summary>The Premium tier's largest message: 100 MB (an entity's limit there is 1 MB unless raised).</summary>
+    public const long PremiumMaxMessageSizeInBytes = 100 * 1024 * 1024;
+
+    /// <summary>
+    /// The largest message a sender may send, in bytes: the max-message-size of the broker's end of every send link
+    /// (the client checks messages and batches against it; a larger transfer is refused). Defaults to the Standard
+    /// tier's <see cref="StandardMaxMessageSizeInBytes"/>; a Premium entity allows 1 MB by default and up to
+    /// <see cref="PremiumMaxMessageSizeInBytes"/>.
+    /// </summary>
+    public long MaxMessageSizeInBytes { get; set; } = StandardMaxMessageSizeInBytes;
+
     /// <summary>The loopback port to listen on; 0 (the default) picks any free port.</summary>
     public int Port { get; set; }
 

@@ -1,11 +1,16 @@
+using System.Diagnostics;
 using System.Globalization;
 
 namespace PriorityAsync.MessagePump.AzureServiceBus.Testing;
 
 public sealed partial class ServiceBusTestQueue
 {
-    /// <summary>Judges every lock on <paramref name="now"/>: expired messages come back (or are dead-lettered), expired sessions are freed.</summary>
-    internal void SweepLocked(DateTimeOffset now)
+    /// <summary>
+    /// Judges every lock on <paramref name="now"/>: expired messages come back (or are dead-lettered), expired sessions
+    /// are freed and their holders are added to <paramref name="lostSessionHolders"/> (their receive links are detached
+    /// with session-lock-lost once the broker's lock is released, as Service Bus does).
+    /// </summary>
+    internal void SweepLocked(DateTimeOffset now, List<IConsumer> lostSessionHolders)
     {
         List<string>? expiredSessions = null;
         foreach (var session in _sessions.Values)
@@ -20,7 +25,10 @@ public sealed partial class ServiceBusTestQueue
         {
             foreach (var id in expiredSessions)
             {
-                ReleaseSessionLocked(_sessions[id], now);
+                var session = _sessions[id];
+                Debug.Assert(session.Holder is not null, "Only held sessions expire.");
+                lostSessionHolders.Add(session.Holder);
+                ReleaseSessionLocked(session, now);
             }
         }
 

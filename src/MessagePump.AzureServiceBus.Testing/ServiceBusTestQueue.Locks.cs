@@ -63,9 +63,11 @@ public sealed partial class ServiceBusTestQueue
         return message.LockedUntil;
     }
 
-    internal DateTimeOffset? RenewSessionLocked(string sessionId, DateTimeOffset now)
+    /// <summary>Renews a session lock; null when the session is not held, its lock expired, or (given a link name) another link holds it.</summary>
+    internal DateTimeOffset? RenewSessionLocked(string sessionId, string? associatedLinkName, DateTimeOffset now)
     {
-        if (!_sessions.TryGetValue(sessionId, out var session) || session.Holder is null || session.LockedUntil <= now)
+        if (!_sessions.TryGetValue(sessionId, out var session) || session.Holder is null || session.LockedUntil <= now
+            || (associatedLinkName is not null && !string.Equals(session.Holder.LinkName, associatedLinkName, StringComparison.Ordinal)))
         {
             return null;
         }

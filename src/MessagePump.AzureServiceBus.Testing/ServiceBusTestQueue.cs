@@ -141,9 +141,13 @@ public sealed partial class ServiceBusTestQueue
         return message.SequenceNumber;
     }
 
+    /// <summary>True when a scheduled message whose time has not come has this sequence number.</summary>
+    internal bool IsScheduledLocked(long sequenceNumber, DateTimeOffset now) =>
+        _available.TryGetValue(sequenceNumber, out var message) && message.VisibleAt > now;
+
     /// <summary>Removes a scheduled message whose time has not come; false when there is none with that sequence number.</summary>
     internal bool CancelScheduledLocked(long sequenceNumber, DateTimeOffset now) =>
-        _available.TryGetValue(sequenceNumber, out var message) && message.VisibleAt > now && _available.Remove(sequenceNumber);
+        IsScheduledLocked(sequenceNumber, now) && _available.Remove(sequenceNumber);
 
     /// <summary>
     /// Receives deferred messages by sequence number (receive-by-sequence-number): locked for the requester (settled over
@@ -179,10 +183,10 @@ public sealed partial class ServiceBusTestQueue
         return deliveries;
     }
 
-    /// <summary>Messages from a sequence number on (available, scheduled and locked alike), in order.</summary>
-    internal List<StoredMessage> PeekLocked(long fromSequenceNumber, int count) =>
+    /// <summary>Messages from a sequence number on (available, scheduled and locked alike), in order; only those of <paramref name="sessionId"/> when given (a session receiver's peek).</summary>
+    internal List<StoredMessage> PeekLocked(long fromSequenceNumber, int count, string? sessionId = null) =>
         _available.Values.Concat(_locked.Values).Concat(_deferred.Values)
-            .Where(m => m.SequenceNumber >= fromSequenceNumber)
+            .Where(m => m.SequenceNumber >= fromSequenceNumber && (sessionId is null || string.Equals(m.SessionId, sessionId, StringComparison.Ordinal)))
             .OrderBy(m => m.SequenceNumber)
             .Take(count)
             .ToList();

@@ -71,9 +71,10 @@ public sealed class SessionTests
         harness.Clock.Advance(TimeSpan.FromSeconds(30));
         queue.ActiveCount.Should().Be(1);
         queue.Send("y"u8.ToArray(), messageId: "y", sessionId: "s");
-        (await first.ReceiveMessagesAsync(1, TimeSpan.FromMilliseconds(100))).Should().BeEmpty("the expired holder gets nothing more of the session");
         var renew = () => first.RenewSessionLockAsync();
         (await renew.Should().ThrowAsync<ServiceBusException>()).Which.Reason.Should().Be(ServiceBusFailureReason.SessionLockLost);
+        (await first.ReceiveMessagesAsync(1, TimeSpan.FromMilliseconds(100))).Should().BeEmpty("the expired holder gets nothing more of the session");
+        await SessionLinkClosedAsync(first);
 
         await using var second = await harness.Client.AcceptSessionAsync("expiring", "s");
         var again = await Receive.OneAsync(second);
@@ -82,6 +83,27 @@ public sealed class SessionTests
         await second.CompleteMessageAsync(again);
         queue.CompletionsOf("x").Should().Be(1);
         held.LockToken.Should().NotBe(again.LockToken);
+    }
+
+    [Fact]
+    public async Task A_receiver_whose_session_another_receiver_took_has_its_link_detached_at_its_next_receive()
+    {
+        await using var harness = await BrokerHarness.StartAsync(maxRetries: 0);
+        var queue = harness.Broker.CreateQueue("taken-over", Sessions);
+        queue.Send("x"u8.ToArray(), messageId: "x", sessionId: "s");
+        await using var first = await harness.Client.AcceptSessionAsync("taken-over", "s");
+        await Receive.OneAsync(first);
+        harness.Clock.Advance(TimeSpan.FromSeconds(30));
+        await using var second = await harness.Client.AcceptSessionAsync("taken-over", "s");
+        (await Receive.OneAsync(second)).MessageId.Should().Be("x");
+        first.IsClosed.Should().BeFalse("the lost session's link is detached when its holder next asks for messages");
+
+        (await first.ReceiveMessagesAsync(1, TimeSpan.FromMilliseconds(100))).Should().BeEmpty();
+
+        await SessionLinkClosedAsync(first);
+        var again = () => first.ReceiveMessagesAsync(1, TimeSpan.FromMilliseconds(100));
+        await again.Should().ThrowAsync<ObjectDisposedException>("the 7.21 client treats a session receiver whose link was detached as closed");
+        queue.LockedCount.Should().Be(1, "the new holder keeps its lock");
     }
 
     [Fact]
@@ -119,6 +141,19 @@ public sealed class SessionTests
 
         session.SessionId.Should().Be("late");
         (await Receive.OneAsync(session)).MessageId.Should().Be("x");
+    }
+
+    /// <summary>
+    /// Waits until the client saw its session link detached (the 7.21 client then reports the session receiver closed,
+    /// with SessionLockLost as the link's error). A broker that never detaches fails this at the hang bound.
+    /// </summary>
+    private static async Task SessionLinkClosedAsync(ServiceBusSessionReceiver receiver)
+    {
+        using var bound = new CancellationTokenSource(BrokerHarness.HangBound);
+        while (!receiver.IsClosed)
+        {
+            await Task.Delay(10, bound.Token);
+        }
     }
 
     [Fact]

@@ -34,6 +34,10 @@ public sealed class ValidationTests
     {
         await FluentActions.Awaiting(() => ServiceBusTestBroker.StartAsync(new ServiceBusTestBrokerOptions { Port = 70000 }))
             .Should().ThrowAsync<ArgumentOutOfRangeException>();
+        (await FluentActions.Awaiting(() => ServiceBusTestBroker.StartAsync(new ServiceBusTestBrokerOptions { MaxMessageSizeInBytes = ServiceBusTestBrokerOptions.PremiumMaxMessageSizeInBytes + 1 }))
+            .Should().ThrowAsync<ArgumentOutOfRangeException>()).Which.Message.Should().Contain("MaxMessageSizeInBytes");
+        await FluentActions.Awaiting(() => ServiceBusTestBroker.StartAsync(new ServiceBusTestBrokerOptions { MaxMessageSizeInBytes = 0 }))
+            .Should().ThrowAsync<ArgumentOutOfRangeException>();
         await FluentActions.Awaiting(() => ServiceBusTestBroker.StartAsync(new ServiceBusTestBrokerOptions { TimeProvider = null! }))
             .Should().ThrowAsync<ArgumentNullException>();
         await using var broker = await ServiceBusTestBroker.StartAsync();

@@ -13,7 +13,6 @@ namespace PriorityAsync.MessagePump.AzureServiceBus.Testing.Amqp;
 /// </summary>
 internal sealed partial class AmqpHost : IRuntimeProvider
 {
-    private const uint MaxMessageSize = 1024 * 1024;
     private static readonly TimeSpan OpenTimeout = TimeSpan.FromSeconds(60);
     private readonly ServiceBusTestBroker _broker;
     private readonly AmqpSettings _settings;
@@ -94,7 +93,7 @@ internal sealed partial class AmqpHost : IRuntimeProvider
     {
         if (settings.Role == true)
         {
-            settings.MaxMessageSize = MaxMessageSize;
+            settings.MaxMessageSize = _broker.MaxMessageSize;
             return new ReceivingAmqpLink(session, settings);
         }
 

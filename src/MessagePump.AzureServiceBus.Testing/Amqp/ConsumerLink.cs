@@ -7,11 +7,14 @@ namespace PriorityAsync.MessagePump.AzureServiceBus.Testing.Amqp;
 /// <summary>A client's receive link on an entity: credit in, deliveries out (the delivery tag is the lock token), dispositions in.</summary>
 internal sealed class ConsumerLink : IConsumer
 {
+    /// <summary>The description of a session-lock-lost error (a detach or a settlement's outcome).</summary>
+    public const string SessionLockLostDescription = "The session lock has expired or the session was released.";
     private const string LockLostDescription = "The lock supplied is invalid. Either the lock expired, or the message has already been removed from the queue.";
     private readonly ServiceBusTestBroker _broker;
     private readonly SendingAmqpLink _link;
     private readonly TaskCompletionSource _detached = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private volatile bool _closed;
+    private volatile bool _sessionLost;
     private int _credit;
 
     public ConsumerLink(ServiceBusTestBroker broker, SendingAmqpLink link, ServiceBusTestQueue queue)
@@ -28,6 +31,8 @@ internal sealed class ConsumerLink : IConsumer
     public string? SessionId { get; set; }
 
     public bool ReceiveAndDelete { get; }
+
+    public string? LinkName => _link.Name;
 
     /// <summary>
     /// The credit the broker may use: what the client granted, never more than the link has left (the client may take
@@ -66,6 +71,21 @@ internal sealed class ConsumerLink : IConsumer
     {
         _closed = true;
         _link.SafeClose(new AmqpException(new Error { Condition = condition, Description = description }));
+    }
+
+    /// <summary>
+    /// The session this link held was lost (its lock expired, so another receiver may take it). From now on the link gets
+    /// nothing, and it is detached with <c>com.microsoft:session-lock-lost</c>: now when a receive is waiting (credit
+    /// outstanding), otherwise when the client next asks for messages. (The 7.21 client then marks its session receiver
+    /// closed: that receive returns what it has, later calls throw, a session processor reports the error and moves on.)
+    /// </summary>
+    public void OnSessionLost()
+    {
+        _sessionLost = true;
+        if (Credit > 0)
+        {
+            Close(ServiceBusSymbols.SessionLockLost, SessionLockLostDescription);
+        }
     }
 
     public void Send(PendingDelivery delivery)
@@ -117,7 +137,8 @@ internal sealed class ConsumerLink : IConsumer
                     }
                 }
 
-                return new Settlement(SettleKind.DeadLetter, reason ?? rejected.Error?.Condition.Value, description, properties);
+                // As Service Bus: a dead-letter without a reason leaves DeadLetterReason unset (the condition is not a reason).
+                return new Settlement(SettleKind.DeadLetter, reason, description, properties);
             case Modified modified:
                 var modifiedProperties = (modified.MessageAnnotations ?? [])
                     .Where(pair => pair.Key.Key is not null && pair.Value is not null)
@@ -140,7 +161,7 @@ internal sealed class ConsumerLink : IConsumer
             SettleKind.DeadLetter => new Rejected(),
             _ => new Modified(),
         },
-        SettleResult.SessionLockLost => new Rejected { Error = new Error { Condition = ServiceBusSymbols.SessionLockLost, Description = "The session lock has expired or the session was released." } },
+        SettleResult.SessionLockLost => new Rejected { Error = new Error { Condition = ServiceBusSymbols.SessionLockLost, Description = SessionLockLostDescription } },
         SettleResult.NotSupported => new Rejected { Error = new Error { Condition = ServiceBusSymbols.NotImplemented, Description = "The test broker does not support this settlement." } },
         _ => new Rejected { Error = new Error { Condition = ServiceBusSymbols.MessageLockLost, Description = LockLostDescription } },
     };
@@ -156,6 +177,12 @@ internal sealed class ConsumerLink : IConsumer
         {
             var (condition, description) = FaultErrors.For(fault, SessionId is not null);
             Close(condition, description);
+            return;
+        }
+
+        if (_sessionLost)
+        {
+            Close(ServiceBusSymbols.SessionLockLost, SessionLockLostDescription);
             return;
         }
 

@@ -9,7 +9,8 @@ internal sealed partial class ManagementNode
     {
         var from = Convert.ToInt64(body?[FromSequenceNumber] ?? throw new ArgumentException("from-sequence-number is missing.", nameof(body)), System.Globalization.CultureInfo.InvariantCulture);
         var count = Convert.ToInt32(body[MessageCount] ?? throw new ArgumentException("message-count is missing.", nameof(body)), System.Globalization.CultureInfo.InvariantCulture);
-        var peeked = _broker.Operate(_ => queue.PeekLocked(from, count).Select(AmqpCodec.BuildPeeked).ToList());
+        var sessionId = body[SessionIdKey] as string;
+        var peeked = _broker.Operate(now => queue.PeekLocked(from, count, sessionId).Select(m => AmqpCodec.BuildPeeked(m, now)).ToList());
         if (peeked.Count == 0)
         {
             return Answer(204, "No messages to peek.", null);
@@ -52,16 +53,28 @@ internal sealed partial class ManagementNode
     private AmqpMessage CancelScheduled(ServiceBusTestQueue queue, AmqpMap? body)
     {
         var sequenceNumbers = body?[SequenceNumbers] as long[] ?? throw new ArgumentException("sequence-numbers is missing.", nameof(body));
-        _broker.Operate(now =>
+        // As Service Bus: a sequence number that names no scheduled message is answered MessageNotFound (and nothing is
+        // canceled).
+        var missing = _broker.Operate(now =>
         {
+            foreach (var sequenceNumber in sequenceNumbers)
+            {
+                if (!queue.IsScheduledLocked(sequenceNumber, now))
+                {
+                    return (long?)sequenceNumber;
+                }
+            }
+
             foreach (var sequenceNumber in sequenceNumbers)
             {
                 queue.CancelScheduledLocked(sequenceNumber, now);
             }
 
-            return 0;
+            return null;
         });
-        return Answer(200, "OK", null);
+        return missing is { } sequence
+            ? Answer(404, $"The scheduled message with sequence number {sequence} was not found in '{queue.Path}'.", null, MessageNotFound)
+            : Answer(200, "OK", null);
     }
 
     private AmqpMessage ReceiveBySequenceNumber(ServiceBusTestQueue queue, AmqpMap? body)

@@ -11,6 +11,7 @@ namespace PriorityAsync.MessagePump.AzureServiceBus.Testing.Amqp;
 internal sealed partial class ManagementNode
 {
     private const string Operation = "operation";
+    private const string AssociatedLinkName = "associated-link-name";
     private static readonly MapKey LockTokens = new("lock-tokens");
     private static readonly MapKey Expirations = new("expirations");
     private static readonly MapKey Expiration = new("expiration");
@@ -41,7 +42,7 @@ internal sealed partial class ManagementNode
             return operation switch
             {
                 "com.microsoft:renew-lock" => await RenewLockAsync(queue, body).ConfigureAwait(false),
-                "com.microsoft:renew-session-lock" => await RenewSessionLockAsync(queue, body).ConfigureAwait(false),
+                "com.microsoft:renew-session-lock" => await RenewSessionLockAsync(queue, body, request.ApplicationProperties?.Map[AssociatedLinkName] as string).ConfigureAwait(false),
                 "com.microsoft:update-disposition" => UpdateDisposition(queue, body),
                 "com.microsoft:get-session-state" => GetSessionState(queue, body),
                 "com.microsoft:set-session-state" => SetSessionState(queue, body),
@@ -134,7 +135,12 @@ internal sealed partial class ManagementNode
         return Answer(200, "OK", new AmqpMap { [Expirations] = expirations });
     }
 
-    private async Task<AmqpMessage> RenewSessionLockAsync(ServiceBusTestQueue queue, AmqpMap? body)
+    /// <summary>
+    /// Renews a session lock. The 7.x client names its receive link (<c>associated-link-name</c>); as on Service Bus, a
+    /// renewal from a link that does not hold the session (its lock was lost and another receiver took the session) is
+    /// refused with session-lock-lost.
+    /// </summary>
+    private async Task<AmqpMessage> RenewSessionLockAsync(ServiceBusTestQueue queue, AmqpMap? body, string? associatedLinkName)
     {
         var sessionId = SessionOf(body);
         await DelayRenewalAsync().ConfigureAwait(false);
@@ -147,7 +153,7 @@ internal sealed partial class ManagementNode
                 queue.ForfeitSessionLockLocked(sessionId, now);
             }
 
-            return fault is null ? queue.RenewSessionLocked(sessionId, now) : null;
+            return fault is null ? queue.RenewSessionLocked(sessionId, associatedLinkName, now) : null;
         });
         if (fault is { } injected)
         {

@@ -1,0 +1,174 @@
+using Azure.Core.Amqp;
+using Azure.Messaging.ServiceBus;
+using Microsoft.Extensions.Time.Testing;
+
+namespace PriorityAsync.MessagePump.AzureServiceBus.Testing.Tests;
+
+/// <summary>What the broker answers where it used to differ from Service Bus (issue 32), through the 7.21 client.</summary>
+public sealed class ServiceParityTests
+{
+    private static readonly ServiceBusTestEntityOptions Sessions = new() { RequiresSession = true, LockDuration = TimeSpan.FromSeconds(30) };
+
+    [Fact]
+    public async Task A_session_receiver_peeks_only_its_own_session()
+    {
+        await using var harness = await BrokerHarness.StartAsync();
+        var queue = harness.Broker.CreateQueue("peek-sessions", Sessions);
+        queue.Send("a1"u8.ToArray(), messageId: "a1", sessionId: "a");
+        queue.Send("b1"u8.ToArray(), messageId: "b1", sessionId: "b");
+        queue.Send("a2"u8.ToArray(), messageId: "a2", sessionId: "a");
+        await using var session = await harness.Client.AcceptSessionAsync("peek-sessions", "a");
+
+        var peeked = await session.PeekMessagesAsync(10);
+
+        peeked.Select(m => m.MessageId).Should().Equal("a1", "a2");
+        peeked.Should().OnlyContain(m => m.SessionId == "a");
+    }
+
+    [Fact]
+    public async Task Deferred_and_scheduled_messages_carry_their_state()
+    {
+        await using var harness = await BrokerHarness.StartAsync();
+        harness.Broker.CreateQueue("states");
+        await using var sender = harness.Client.CreateSender("states");
+        await sender.SendMessageAsync(new ServiceBusMessage("d") { MessageId = "d" });
+        var scheduled = await sender.ScheduleMessageAsync(new ServiceBusMessage("s") { MessageId = "s" }, harness.Clock.GetUtcNow().AddMinutes(5));
+        await using var receiver = harness.Client.CreateReceiver("states");
+        var received = await Receive.OneAsync(receiver);
+        received.State.Should().Be(ServiceBusMessageState.Active);
+        await receiver.DeferMessageAsync(received);
+
+        var peeked = await receiver.PeekMessagesAsync(10);
+        var deferred = await receiver.ReceiveDeferredMessageAsync(received.SequenceNumber);
+
+        peeked.Select(m => (m.MessageId, m.State)).Should().Equal(("d", ServiceBusMessageState.Deferred), ("s", ServiceBusMessageState.Scheduled));
+        peeked[1].SequenceNumber.Should().Be(scheduled);
+        deferred.State.Should().Be(ServiceBusMessageState.Deferred);
+    }
+
+    [Fact]
+    public async Task Received_and_peeked_messages_carry_their_enqueue_sequence_number()
+    {
+        await using var harness = await BrokerHarness.StartAsync();
+        var queue = harness.Broker.CreateQueue("enqueue-sequence");
+        queue.Send("1"u8.ToArray(), messageId: "one");
+        queue.Send("2"u8.ToArray(), messageId: "two");
+        await using var receiver = harness.Client.CreateReceiver("enqueue-sequence");
+
+        var peeked = await receiver.PeekMessagesAsync(10);
+        var received = await Receive.ExactlyAsync(receiver, 2);
+
+        peeked.Should().HaveCount(2).And.OnlyContain(m => m.EnqueuedSequenceNumber > 0 && m.EnqueuedSequenceNumber == m.SequenceNumber);
+        received.Should().OnlyContain(m => m.EnqueuedSequenceNumber > 0 && m.EnqueuedSequenceNumber == m.SequenceNumber);
+    }
+
+    [Fact]
+    public async Task A_body_of_several_data_sections_arrives_whole_and_in_order()
+    {
+        await using var harness = await BrokerHarness.StartAsync();
+        harness.Broker.CreateQueue("sections");
+        await using var sender = harness.Client.CreateSender("sections");
+        var body = AmqpMessageBody.FromData([new byte[] { 1, 2, 3 }, new byte[] { 4, 5, 6, 7 }]);
+        await sender.SendMessageAsync(new ServiceBusMessage(new AmqpAnnotatedMessage(body)) { MessageId = "m" });
+        await using var receiver = harness.Client.CreateReceiver("sections");
+
+        var received = await Receive.OneAsync(receiver);
+
+        received.GetRawAmqpMessage().Body.TryGetData(out var sections).Should().BeTrue();
+        sections!.Select(s => s.ToArray()).Should().BeEquivalentTo(new[] { new byte[] { 1, 2, 3 }, new byte[] { 4, 5, 6, 7 } }, o => o.WithStrictOrdering());
+    }
+
+    [Fact]
+    public async Task Dead_lettering_without_a_reason_leaves_it_unset_and_keeps_every_property_type()
+    {
+        await using var harness = await BrokerHarness.StartAsync();
+        var queue = harness.Broker.CreateQueue("dead-letter-parity");
+        queue.Send("x"u8.ToArray(), messageId: "x");
+        queue.Send("y"u8.ToArray(), messageId: "y");
+        await using var receiver = harness.Client.CreateReceiver("dead-letter-parity");
+        var messages = await Receive.ExactlyAsync(receiver, 2);
+        var at = new DateTime(2026, 11, 28, 3, 0, 0, DateTimeKind.Utc);
+        var properties = new Dictionary<string, object> { ["count"] = 5, ["flag"] = true, ["at"] = at, ["text"] = "t" };
+
+        await receiver.DeadLetterMessageAsync(messages.Single(m => m.MessageId == "x"), properties);
+        await receiver.AbandonMessageAsync(messages.Single(m => m.MessageId == "y"), properties);
+        await using var deadLetters = harness.Client.CreateReceiver("dead-letter-parity", new ServiceBusReceiverOptions { SubQueue = SubQueue.DeadLetter });
+        var deadLettered = await Receive.OneAsync(deadLetters);
+        var abandoned = await Receive.OneAsync(receiver);
+
+        deadLettered.DeadLetterReason.Should().BeNull();
+        queue.DeadLetters.Single().Reason.Should().BeNull();
+        foreach (var message in new[] { deadLettered, abandoned })
+        {
+            message.ApplicationProperties["count"].Should().Be(5);
+            message.ApplicationProperties["flag"].Should().Be(true);
+            message.ApplicationProperties["at"].Should().Be(at);
+            message.ApplicationProperties["text"].Should().Be("t");
+        }
+    }
+
+    [Fact]
+    public async Task A_message_over_the_standard_tiers_256_KB_is_refused_unless_the_premium_limit_is_set()
+    {
+        var payload = new byte[300 * 1024];
+        await using (var standard = await ServiceBusTestBroker.StartAsync(new ServiceBusTestBrokerOptions { TimeProvider = new FakeTimeProvider(DateTimeOffset.UtcNow) }))
+        {
+            var queue = standard.CreateQueue("big");
+            await using var client = new ServiceBusClient(standard.ConnectionString, BrokerHarness.ClientOptions(maxRetries: 0));
+            await using var sender = client.CreateSender("big");
+
+            var send = () => sender.SendMessageAsync(new ServiceBusMessage(payload));
+
+            (await send.Should().ThrowAsync<ServiceBusException>()).Which.Reason.Should().Be(ServiceBusFailureReason.MessageSizeExceeded);
+            queue.ActiveCount.Should().Be(0);
+        }
+
+        await using var premium = await ServiceBusTestBroker.StartAsync(new ServiceBusTestBrokerOptions
+        {
+            TimeProvider = new FakeTimeProvider(DateTimeOffset.UtcNow),
+            MaxMessageSizeInBytes = 1024 * 1024,
+        });
+        var premiumQueue = premium.CreateQueue("big");
+        await using var premiumClient = new ServiceBusClient(premium.ConnectionString, BrokerHarness.ClientOptions(maxRetries: 0));
+        await using var premiumSender = premiumClient.CreateSender("big");
+        await premiumSender.SendMessageAsync(new ServiceBusMessage(payload));
+        premiumQueue.ActiveCount.Should().Be(1);
+    }
+
+    [Fact]
+    public async Task Cancelling_an_unknown_scheduled_sequence_number_is_answered_message_not_found()
+    {
+        await using var harness = await BrokerHarness.StartAsync(maxRetries: 0);
+        var queue = harness.Broker.CreateQueue("cancel-unknown");
+        await using var sender = harness.Client.CreateSender("cancel-unknown");
+        var scheduled = await sender.ScheduleMessageAsync(new ServiceBusMessage("s"), harness.Clock.GetUtcNow().AddMinutes(5));
+
+        var cancel = () => sender.CancelScheduledMessagesAsync([scheduled, scheduled + 1000]);
+
+        (await cancel.Should().ThrowAsync<ServiceBusException>()).Which.Reason.Should().Be(ServiceBusFailureReason.MessageNotFound);
+        queue.ScheduledCount.Should().Be(1, "nothing is canceled when one sequence number is unknown");
+        await sender.CancelScheduledMessageAsync(scheduled);
+        queue.ScheduledCount.Should().Be(0);
+    }
+
+    [Fact]
+    public async Task A_receiver_whose_session_another_receiver_took_cannot_renew_its_lock()
+    {
+        await using var harness = await BrokerHarness.StartAsync(maxRetries: 0);
+        var queue = harness.Broker.CreateQueue("renew-taken", Sessions);
+        queue.Send("x"u8.ToArray(), messageId: "x", sessionId: "s");
+        await using var first = await harness.Client.AcceptSessionAsync("renew-taken", "s");
+        await Receive.OneAsync(first);
+        harness.Clock.Advance(TimeSpan.FromSeconds(30));
+        await using var second = await harness.Client.AcceptSessionAsync("renew-taken", "s");
+        var lockedUntil = second.SessionLockedUntil;
+        harness.Clock.Advance(TimeSpan.FromSeconds(10));
+
+        var renew = () => first.RenewSessionLockAsync();
+
+        (await renew.Should().ThrowAsync<ServiceBusException>()).Which.Reason.Should().Be(ServiceBusFailureReason.SessionLockLost);
+        harness.Clock.Advance(TimeSpan.FromSeconds(20));
+        var late = () => second.RenewSessionLockAsync();
+        (await late.Should().ThrowAsync<ServiceBusException>("the refused renewal did not extend the new holder's lock past {0}", lockedUntil)).Which.Reason.Should().Be(ServiceBusFailureReason.SessionLockLost);
+    }
+}
