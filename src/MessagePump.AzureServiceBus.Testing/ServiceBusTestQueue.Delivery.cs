@@ -41,6 +41,7 @@ public sealed partial class ServiceBusTestQueue
             }
         }
 
+        ExpireLocked(now);
         _consumers.RemoveAll(c => c.IsClosed);
     }
 
@@ -53,6 +54,11 @@ public sealed partial class ServiceBusTestQueue
             if (message.VisibleAt > now && (next is null || message.VisibleAt < next))
             {
                 next = message.VisibleAt;
+            }
+
+            if (message.ExpiresAt is { } expiresAt && (next is null || expiresAt < next))
+            {
+                next = expiresAt;
             }
         }
 
