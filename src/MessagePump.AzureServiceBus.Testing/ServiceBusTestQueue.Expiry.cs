@@ -1,4 +1,4 @@
-using Microsoft.Azure.Amqp;
+using System.Diagnostics;
 
 namespace PriorityAsync.MessagePump.AzureServiceBus.Testing;
 
@@ -25,6 +25,7 @@ public sealed partial class ServiceBusTestQueue
             return;
         }
 
+        Debug.Assert(!IsDeadLetterQueue, "Messages in a dead-letter sub-queue never expire.");
         foreach (var message in expired)
         {
             _available.Remove(message.SequenceNumber);

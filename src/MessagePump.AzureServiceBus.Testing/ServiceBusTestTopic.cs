@@ -54,7 +54,7 @@ public sealed class ServiceBusTestTopic
         return subscription;
     }
 
-    /// <summary>Enqueues a message to every subscription without AMQP.</summary>
+    /// <summary>Enqueues a message without AMQP to every subscription whose rules pass it.</summary>
     /// <param name="body">The message body.</param>
     /// <param name="messageId">The message id; a new one when null.</param>
     /// <param name="sessionId">The session id (needed by subscriptions that require sessions).</param>
@@ -93,7 +93,7 @@ public sealed class ServiceBusTestTopic
             ? $"The subscription '{sessionful.Path}' requires sessions: the message needs a session id."
             : null;
 
-    /// <summary>Copies a message to every subscription; returns an error text (and enqueues nothing) when a session subscription gets no session id.</summary>
+    /// <summary>Copies a message to every subscription whose rules pass it; returns an error text (and enqueues nothing) when a session subscription gets no session id.</summary>
     internal string? PublishLocked(byte[] encoded, string messageId, string? sessionId, DateTimeOffset now, DateTimeOffset? scheduledEnqueueTime = null)
     {
         if (sessionId is null && SessionErrorLocked() is { } error)
