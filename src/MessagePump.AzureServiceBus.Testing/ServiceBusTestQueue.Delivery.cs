@@ -84,6 +84,7 @@ public sealed partial class ServiceBusTestQueue
     /// <summary>Hands available messages to consumers with credit, round robin, locking each one.</summary>
     internal void CollectLocked(DateTimeOffset now, List<PendingDelivery> into)
     {
+        ExpireLocked(now); // a message that came back during this operation (abandoned, released) may have expired meanwhile
         if (_consumers.Count == 0 || _available.Count == 0)
         {
             return;

@@ -125,4 +125,22 @@ public sealed class TimeToLiveTests
         FluentActions.Invoking(() => broker.CreateQueue("q", new ServiceBusTestEntityOptions { DefaultMessageTimeToLive = TimeSpan.Zero }))
             .Should().Throw<ArgumentOutOfRangeException>().Which.Message.Should().Contain("DefaultMessageTimeToLive");
     }
+
+    [Fact]
+    public async Task A_message_that_expired_while_locked_is_not_redelivered_to_a_receiver_with_credit()
+    {
+        await using var harness = await BrokerHarness.StartAsync();
+        var queue = harness.Broker.CreateQueue("ttl-credit");
+        await using var sender = harness.Client.CreateSender("ttl-credit");
+        await sender.SendMessageAsync(new ServiceBusMessage("x") { MessageId = "held", TimeToLive = TimeSpan.FromSeconds(10) });
+        await using var receiver = harness.Client.CreateReceiver("ttl-credit", new ServiceBusReceiverOptions { PrefetchCount = 10 });
+        var held = await Receive.OneAsync(receiver);
+
+        harness.Clock.Advance(TimeSpan.FromSeconds(20));
+        await receiver.AbandonMessageAsync(held);
+        var again = await receiver.ReceiveMessagesAsync(1, TimeSpan.FromMilliseconds(200));
+
+        again.Should().BeEmpty("the abandoned message had expired; the prefetch credit must not bring it back");
+        queue.ActiveCount.Should().Be(0);
+    }
 }
