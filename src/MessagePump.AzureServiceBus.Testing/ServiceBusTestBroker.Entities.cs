@@ -47,6 +47,11 @@ public sealed partial class ServiceBusTestBroker
             throw new ArgumentOutOfRangeException(nameof(options), options.LockDuration, "options.LockDuration must be positive.");
         }
 
+        if (options.DefaultMessageTimeToLive <= TimeSpan.Zero)
+        {
+            throw new ArgumentOutOfRangeException(nameof(options), options.DefaultMessageTimeToLive, "options.DefaultMessageTimeToLive must be positive.");
+        }
+
         if (options.MaxDeliveryCount < 1)
         {
             throw new ArgumentOutOfRangeException(nameof(options), options.MaxDeliveryCount, "options.MaxDeliveryCount must be at least 1.");

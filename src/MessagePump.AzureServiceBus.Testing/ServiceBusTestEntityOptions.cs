@@ -11,4 +11,14 @@ public sealed class ServiceBusTestEntityOptions
 
     /// <summary>Whether the entity requires sessions: every message needs a session id and receivers must accept a session.</summary>
     public bool RequiresSession { get; set; }
+
+    /// <summary>
+    /// The time-to-live of a message that sets none, and the longest a message's own time-to-live can be (as the service's
+    /// DefaultMessageTimeToLive). Counted from the enqueue time (a scheduled message's scheduled time) on the broker's clock.
+    /// Must be positive. Default <see cref="TimeSpan.MaxValue"/> (messages never expire).
+    /// </summary>
+    public TimeSpan DefaultMessageTimeToLive { get; set; } = TimeSpan.MaxValue;
+
+    /// <summary>Whether an expired message moves to the dead-letter sub-queue (reason <c>TTLExpiredException</c>) instead of being dropped (as the service's DeadLetteringOnMessageExpiration).</summary>
+    public bool DeadLetteringOnMessageExpiration { get; set; }
 }

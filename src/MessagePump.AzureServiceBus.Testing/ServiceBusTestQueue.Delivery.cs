@@ -49,6 +49,7 @@ public sealed partial class ServiceBusTestQueue
             }
         }
 
+        ExpireLocked(now);
         _consumers.RemoveAll(c => c.IsClosed);
     }
 
@@ -61,6 +62,11 @@ public sealed partial class ServiceBusTestQueue
             if (message.VisibleAt > now && (next is null || message.VisibleAt < next))
             {
                 next = message.VisibleAt;
+            }
+
+            if (message.ExpiresAt is { } expiresAt && (next is null || expiresAt < next))
+            {
+                next = expiresAt;
             }
         }
 
@@ -86,6 +92,7 @@ public sealed partial class ServiceBusTestQueue
     /// <summary>Hands available messages to consumers with credit, round robin, locking each one.</summary>
     internal void CollectLocked(DateTimeOffset now, List<PendingDelivery> into)
     {
+        ExpireLocked(now); // a message that came back during this operation (abandoned, released) may have expired meanwhile
         if (_consumers.Count == 0 || _available.Count == 0)
         {
             return;

@@ -29,6 +29,7 @@ public sealed partial class ServiceBusTestQueue
         LockDuration = options.LockDuration;
         MaxDeliveryCount = isDeadLetterQueue ? int.MaxValue : options.MaxDeliveryCount;
         RequiresSession = !isDeadLetterQueue && options.RequiresSession;
+        _timeToLive = new TimeToLive(isDeadLetterQueue ? TimeSpan.MaxValue : options.DefaultMessageTimeToLive, options.DeadLetteringOnMessageExpiration);
         DeadLetterQueue = isDeadLetterQueue
             ? null
             : new ServiceBusTestQueue(broker, path + DeadLetterSuffix, options, isDeadLetterQueue: true);
@@ -131,8 +132,10 @@ public sealed partial class ServiceBusTestQueue
     internal long EnqueueLocked(byte[] encoded, string messageId, string? sessionId, DateTimeOffset now, string? deadLetterSource, int deliveryCount, DateTimeOffset? scheduledEnqueueTime = null)
     {
         var visibleAt = scheduledEnqueueTime is { } at && at > now ? at : now;
+        var expiresAt = IsDeadLetterQueue ? null : _timeToLive.Apply(ref encoded, visibleAt);
         var message = new StoredMessage(_broker.NextSequenceNumber(), encoded, messageId, sessionId, visibleAt)
         {
+            ExpiresAt = expiresAt,
             DeadLetterSource = deadLetterSource,
             DeliveryCount = deliveryCount,
             VisibleAt = visibleAt,

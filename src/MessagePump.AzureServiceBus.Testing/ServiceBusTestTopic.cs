@@ -1,10 +1,13 @@
+using PriorityAsync.MessagePump.AzureServiceBus.Testing.Rules;
+
 namespace PriorityAsync.MessagePump.AzureServiceBus.Testing;
 
-/// <summary>A topic of a <see cref="ServiceBusTestBroker"/>: a message sent to it is copied to every subscription.</summary>
+/// <summary>A topic of a <see cref="ServiceBusTestBroker"/>: a message sent to it is copied to every subscription whose rules match it.</summary>
 public sealed class ServiceBusTestTopic
 {
     private readonly ServiceBusTestBroker _broker;
     private readonly List<ServiceBusTestQueue> _subscriptions = [];
+    private readonly Dictionary<ServiceBusTestQueue, SubscriptionRules> _rules = [];
 
     internal ServiceBusTestTopic(ServiceBusTestBroker broker, string name)
     {
@@ -20,23 +23,38 @@ public sealed class ServiceBusTestTopic
 
     /// <summary>Creates a subscription; receivers read it at <c>{topic}/Subscriptions/{name}</c>.</summary>
     /// <param name="name">The subscription name.</param>
-    /// <param name="options">Lock duration, max delivery count and sessions; defaults when null.</param>
-    /// <returns>The subscription, a queue that receives a copy of every message sent to the topic from now on.</returns>
-    /// <exception cref="ArgumentException"><paramref name="name"/> is empty or not a valid entity name, or the subscription exists.</exception>
+    /// <param name="options">Lock duration, max delivery count, sessions and time-to-live; defaults when null.</param>
+    /// <param name="rules">The subscription's rules (a message passes when any matches); null for the default rule
+    /// (<see cref="ServiceBusTestRule.DefaultRuleName"/>, every message), empty for none (no message).</param>
+    /// <returns>The subscription, a queue that receives a copy of every message sent to the topic from now on that its rules pass.</returns>
+    /// <exception cref="ArgumentException"><paramref name="name"/> is empty or not a valid entity name, the subscription exists, or two rules share a name.</exception>
     /// <exception cref="ArgumentOutOfRangeException">An option is out of range.</exception>
-    public ServiceBusTestQueue CreateSubscription(string name, ServiceBusTestEntityOptions? options = null)
+    public ServiceBusTestQueue CreateSubscription(string name, ServiceBusTestEntityOptions? options = null, IEnumerable<ServiceBusTestRule>? rules = null)
     {
         ServiceBusTestBroker.ValidateEntityName(name, nameof(name));
+        var ruleList = rules?.ToList();
+        if (ruleList is not null && ruleList.GroupBy(r => r.Name, StringComparer.OrdinalIgnoreCase).FirstOrDefault(g => g.Count() > 1) is { } duplicate)
+        {
+            throw new ArgumentException($"Two rules are named '{duplicate.Key}'.", nameof(rules));
+        }
+
         var subscription = _broker.AddQueue(ServiceBusTestBroker.SubscriptionPath(Name, name), options, nameof(name));
-        _broker.Operate(_ =>
+        _broker.Operate(now =>
         {
             _subscriptions.Add(subscription);
+            var set = new SubscriptionRules();
+            foreach (var rule in ruleList ?? [ServiceBusTestRule.Default(now)])
+            {
+                set.TryAdd(rule.CreatedAt is null ? rule.CreatedOn(now) : rule);
+            }
+
+            _rules.Add(subscription, set);
             return 0;
         });
         return subscription;
     }
 
-    /// <summary>Enqueues a message to every subscription without AMQP.</summary>
+    /// <summary>Enqueues a message without AMQP to every subscription whose rules pass it.</summary>
     /// <param name="body">The message body.</param>
     /// <param name="messageId">The message id; a new one when null.</param>
     /// <param name="sessionId">The session id (needed by subscriptions that require sessions).</param>
@@ -75,7 +93,7 @@ public sealed class ServiceBusTestTopic
             ? $"The subscription '{sessionful.Path}' requires sessions: the message needs a session id."
             : null;
 
-    /// <summary>Copies a message to every subscription; returns an error text (and enqueues nothing) when a session subscription gets no session id.</summary>
+    /// <summary>Copies a message to every subscription whose rules pass it; returns an error text (and enqueues nothing) when a session subscription gets no session id.</summary>
     internal string? PublishLocked(byte[] encoded, string messageId, string? sessionId, DateTimeOffset now, DateTimeOffset? scheduledEnqueueTime = null)
     {
         if (sessionId is null && SessionErrorLocked() is { } error)
@@ -83,11 +101,20 @@ public sealed class ServiceBusTestTopic
             return error;
         }
 
+        var filterView = FilterMessage.From(encoded);
         foreach (var subscription in _subscriptions)
         {
+            if (!_rules[subscription].Matches(filterView))
+            {
+                continue;
+            }
+
             subscription.EnqueueLocked(encoded, messageId, sessionId, now, deadLetterSource: null, deliveryCount: 0, scheduledEnqueueTime);
         }
 
         return null;
     }
+
+    /// <summary>The rules of one of this topic's subscriptions, or null when the queue is not one of them.</summary>
+    internal SubscriptionRules? RulesOfLocked(ServiceBusTestQueue subscription) => _rules.GetValueOrDefault(subscription);
 }

@@ -39,6 +39,9 @@ internal sealed class StoredMessage
     /// <summary>When a scheduled message becomes available (its enqueue time otherwise).</summary>
     public DateTimeOffset VisibleAt { get; init; }
 
+    /// <summary>When the message expires on the broker's clock (its time-to-live from its enqueue time), or null when it never does.</summary>
+    public DateTimeOffset? ExpiresAt { get; init; }
+
     /// <summary>The entity a dead-lettered message came from (x-opt-deadletter-source).</summary>
     public string? DeadLetterSource { get; init; }
 }

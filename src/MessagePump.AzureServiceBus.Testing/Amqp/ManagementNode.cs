@@ -50,6 +50,9 @@ internal sealed partial class ManagementNode
                 "com.microsoft:receive-by-sequence-number" => ReceiveBySequenceNumber(queue, body),
                 "com.microsoft:schedule-message" => Schedule(queue, body),
                 "com.microsoft:cancel-scheduled-message" => CancelScheduled(queue, body),
+                "com.microsoft:add-rule" => AddRule(queue, body),
+                "com.microsoft:remove-rule" => RemoveRule(queue, body),
+                "com.microsoft:enumerate-rules" => EnumerateRules(queue, body),
                 _ => Answer(501, $"The test broker does not implement the operation '{operation}'.", null, ServiceBusSymbols.NotImplemented),
             };
         }
