@@ -1,3 +1,4 @@
+using LeaseSimulation.Baselines;
 using LeaseSimulation.Running;
 using LeaseSimulation.Settings;
 using PriorityAsync;
@@ -6,7 +7,7 @@ namespace LeaseSimulation.Hosting;
 
 /// <summary>
 /// Where PriorityAsync code runs: on one thread, a <see cref="PriorityAsyncContext"/> (on the run's virtual clock
-/// when it has one); otherwise a <see cref="PriorityTaskScheduler"/> with dedicated worker threads.
+/// when it has one); hosted, the lanes of a <see cref="HostedPriorityScheduler"/> on a FIFO single-thread context; otherwise a <see cref="PriorityTaskScheduler"/> with dedicated worker threads.
 /// </summary>
 public static class PriorityHost
 {
@@ -24,6 +25,12 @@ public static class PriorityHost
             return;
         }
 
+        if (run.Settings.Context == ContextKind.Hosted)
+        {
+            RunHosted(run, entry);
+            return;
+        }
+
         using var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions
         {
             WorkerCount = run.Settings.Threads,
@@ -31,4 +38,26 @@ public static class PriorityHost
         });
         scheduler.GetLane(LanePriority.Receive).Run(() => entry(scheduler)).GetAwaiter().GetResult();
     }
+
+    /// <summary>
+    /// The consumer on a thread it does not own: a <see cref="FifoSingleThreadContext"/> (the UI-thread stand-in) runs
+    /// the host's loop, and the lanes of a <see cref="HostedPriorityScheduler"/> run on it.
+    /// </summary>
+    private static void RunHosted(ScenarioRun run, Func<PriorityScheduler, Task> entry) =>
+        FifoSingleThreadContext.Run(
+            async () =>
+            {
+                var scheduler = new HostedPriorityScheduler(
+                    SynchronizationContext.Current!,
+                    new PrioritySchedulerOptions { TimeProvider = run.Clock.VirtualTime });
+                try
+                {
+                    await scheduler.GetLane(LanePriority.Receive).Run(() => entry(scheduler)).ConfigureAwait(true);
+                }
+                finally
+                {
+                    await scheduler.DisposeAsync().ConfigureAwait(true);
+                }
+            },
+            run.Clock.VirtualTime);
 }

@@ -5,7 +5,7 @@ using LeaseSimulation.Baselines;
 namespace LeaseSimulation.Hosting;
 
 /// <summary>
-/// Where plain async code runs: on one thread, a FIFO <see cref="FifoSingleThreadContext"/> (the WinForms stand-in);
+/// Where plain async code runs: on one thread (single-thread or hosted), a FIFO <see cref="FifoSingleThreadContext"/> (the WinForms stand-in);
 /// otherwise the .NET thread pool.
 /// </summary>
 public static class UnprioritisedHost
@@ -17,7 +17,7 @@ public static class UnprioritisedHost
     {
         ArgumentNullException.ThrowIfNull(run);
         ArgumentNullException.ThrowIfNull(entry);
-        if (run.Settings.Context == ContextKind.SingleThread)
+        if (run.Settings.Context.IsOneThread())
         {
             FifoSingleThreadContext.Run(entry, run.Clock.VirtualTime);
             return;

@@ -85,7 +85,7 @@ public static class SimulationRunner
     /// </summary>
     private static int CpuParallelism(SimulationSettings settings, ConsumerStrategy strategy, ScenarioClock clock)
     {
-        if (settings.Context == ContextKind.SingleThread)
+        if (settings.Context.IsOneThread())
         {
             return 1;
         }

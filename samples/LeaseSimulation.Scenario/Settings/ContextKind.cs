@@ -20,4 +20,11 @@ public enum ContextKind
     /// thread cap (restored afterwards).
     /// </summary>
     StarvedPool,
+
+    /// <summary>
+    /// One thread the consumer does not own (a UI thread's loop; here a <c>FifoSingleThreadContext</c> as the host):
+    /// the FIFO strategies keep the host's order, the priority strategies use the lanes of a
+    /// <c>HostedPriorityScheduler</c> hosted on that context.
+    /// </summary>
+    Hosted,
 }

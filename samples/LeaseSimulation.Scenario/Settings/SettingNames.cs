@@ -3,7 +3,7 @@ namespace LeaseSimulation.Settings;
 /// <summary>The command-line spellings of contexts, clocks and CPU modes.</summary>
 public static class SettingNames
 {
-    /// <summary>Gets the spelling of a context (<c>single-thread</c>, <c>thread-pool</c>, <c>starved-pool</c>).</summary>
+    /// <summary>Gets the spelling of a context (<c>single-thread</c>, <c>thread-pool</c>, <c>starved-pool</c>, <c>hosted</c>).</summary>
     /// <param name="context">The context.</param>
     /// <returns>The spelling.</returns>
     public static string Of(ContextKind context) => context switch
@@ -11,6 +11,7 @@ public static class SettingNames
         ContextKind.SingleThread => "single-thread",
         ContextKind.ThreadPool => "thread-pool",
         ContextKind.StarvedPool => "starved-pool",
+        ContextKind.Hosted => "hosted",
         _ => throw new ArgumentOutOfRangeException(nameof(context), context, "Unknown context."),
     };
 

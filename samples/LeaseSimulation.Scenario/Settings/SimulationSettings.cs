@@ -36,7 +36,7 @@ public sealed record SimulationSettings
     /// <summary>Gets where the consumer runs.</summary>
     public ContextKind Context { get; init; } = ContextKind.SingleThread;
 
-    /// <summary>Gets what drives time. <see cref="ClockKind.Virtual"/> needs <see cref="ContextKind.SingleThread"/>.</summary>
+    /// <summary>Gets what drives time. <see cref="ClockKind.Virtual"/> needs a one-thread context (<see cref="ContextKindExtensions.IsOneThread"/>).</summary>
     public ClockKind Clock { get; init; } = ClockKind.Virtual;
 
     /// <summary>Gets who judges leases: the embedded in-memory default, or a PostgreSQL server (needs <see cref="ClockKind.Real"/>).</summary>
@@ -130,7 +130,7 @@ public sealed record SimulationSettings
     {
         get
         {
-            var workers = Context == ContextKind.SingleThread ? 1 : Threads;
+            var workers = Context.IsOneThread() ? 1 : Threads;
             var cpuThreads = CpuMode == CpuMode.Work && Clock == ClockKind.Real ? Math.Min(workers, Environment.ProcessorCount) : workers;
             var cpuBound = CpuLimit / cpuThreads;
             var ioBound = (CpuTime + IoTime) * ((double)Messages * Loops / (4 * workers));
@@ -221,9 +221,9 @@ public sealed record SimulationSettings
             throw new ArgumentOutOfRangeException(nameof(IoJitter), IoJitter, "IoJitter must be at least 0 and below 1.");
         }
 
-        if (Clock == ClockKind.Virtual && Context != ContextKind.SingleThread)
+        if (Clock == ClockKind.Virtual && !Context.IsOneThread())
         {
-            throw new ArgumentException($"The virtual clock needs the single-thread context; {Context} runs on several threads. Use the real clock with a time scale.", nameof(Clock));
+            throw new ArgumentException($"The virtual clock needs a one-thread context (single-thread or hosted); {Context} runs on several threads. Use the real clock with a time scale.", nameof(Clock));
         }
     }
 

@@ -75,7 +75,7 @@ public sealed class ProcessorStrategy : ConsumerStrategy
     private async Task RunAsync(ScenarioRun run, ServiceBusScenarioQueue queue)
     {
         // Captured here, on the run's context: in the single-thread context, the handlers' work goes to its one thread.
-        var handlerScheduler = run.Settings.Context == ContextKind.SingleThread ? TaskScheduler.FromCurrentSynchronizationContext() : TaskScheduler.Default;
+        var handlerScheduler = run.Settings.Context.IsOneThread() ? TaskScheduler.FromCurrentSynchronizationContext() : TaskScheduler.Default;
         var processor = queue.Client.CreateProcessor(queue.QueueName, CreateOptions(run.Settings));
         try
         {

@@ -103,6 +103,8 @@ public static class DefaultRunPlanner
             (ContextKind.SingleThread, "fifo") => (ExpectedOutcome.LosesLeases, "one FIFO queue: a renewal waits behind every CPU slice queued before it"),
             (ContextKind.ThreadPool, "fifo") => (ExpectedOutcome.LosesNone, "the pool hides it: each message sleeps on a thread of its own, renewals find a free one"),
             (ContextKind.StarvedPool, "fifo") => (ExpectedOutcome.LosesLeases, "every renewal waits behind the pool's blocking work items"),
+            (ContextKind.Hosted, "fifo") => (ExpectedOutcome.LosesLeases, "the host's one FIFO queue: a renewal waits behind every CPU slice queued before it"),
+            (ContextKind.Hosted, _) => (ExpectedOutcome.LosesNone, "lanes hosted on the same thread: a renewal waits for at most the one CPU slice running"),
             (ContextKind.SingleThread, _) => (ExpectedOutcome.LosesNone, "a renewal waits for at most the one CPU slice running"),
             _ => (ExpectedOutcome.LosesNone, "renewals run on the scheduler's reserved lease worker, not on the pool"),
         };

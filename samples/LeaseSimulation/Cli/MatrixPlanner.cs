@@ -89,10 +89,10 @@ public static class MatrixPlanner
         var plan = new List<PlannedRun>();
         foreach (var context in contexts)
         {
-            var clock = options.Clock ?? (context == ContextKind.SingleThread && broker == BrokerKind.Memory ? ClockKind.Virtual : ClockKind.Real);
-            if (clock == ClockKind.Virtual && context != ContextKind.SingleThread)
+            var clock = options.Clock ?? (context.IsOneThread() && broker == BrokerKind.Memory ? ClockKind.Virtual : ClockKind.Real);
+            if (clock == ClockKind.Virtual && !context.IsOneThread())
             {
-                throw new OptionException("--clock", $"Option --clock virtual needs --context single-thread; {SettingNames.Of(context)} runs on several threads (use --clock real with --time-scale).");
+                throw new OptionException("--clock", $"Option --clock virtual needs --context single-thread or hosted; {SettingNames.Of(context)} runs on several threads (use --clock real with --time-scale).");
             }
 
             foreach (var cpuMs in cpuTimes)

@@ -79,7 +79,7 @@ internal sealed class SimulationOptions
 
     private readonly Option<bool> _full = ScenarioOptions.Flag(
         "--full",
-        "Run the whole matrix instead of the default run: every strategy in every context (single-thread on virtual time; thread-pool and starved-pool on the real clock, "
+        "Run the whole matrix instead of the default run: every strategy in every context (single-thread and hosted on virtual time; thread-pool and starved-pool on the real clock, "
         + "conserved CPU work, --time-scale 0.04) at CPU 100 and 1000 ms, plus 3x rows for priority and pump; 7.5 to 11 minutes on 2 cores. "
         + "Any option that chooses runs (--context, --strategy, --cpu-ms, --messages, ...) also runs the matrix, narrowed by it.");
 

@@ -123,9 +123,10 @@ public sealed class DefaultRunPlannerTests
         var options = Parse("--full");
         var plan = MatrixPlanner.Plan(options);
 
-        plan.Select(r => r.Settings.Context).Distinct().Should().Equal(ContextKind.SingleThread, ContextKind.ThreadPool, ContextKind.StarvedPool);
-        plan.Should().HaveCount(32, "12 single-thread rows, and 10 for each pool (8 at 100 messages, 2 at 300 with 100 ms CPU)");
-        plan.Where(r => r.Settings.Context != ContextKind.SingleThread).Should().OnlyContain(r =>
+        plan.Select(r => r.Settings.Context).Distinct().Should().Equal(ContextKind.SingleThread, ContextKind.ThreadPool, ContextKind.StarvedPool, ContextKind.Hosted);
+        plan.Should().HaveCount(44, "12 single-thread rows, 12 hosted, and 10 for each pool (8 at 100 messages, 2 at 300 with 100 ms CPU)");
+        plan.Where(r => r.Settings.Context.IsOneThread()).Should().OnlyContain(r => r.Settings.Clock == ClockKind.Virtual);
+        plan.Where(r => !r.Settings.Context.IsOneThread()).Should().OnlyContain(r =>
             r.Settings.Clock == ClockKind.Real && r.Settings.TimeScale == SimulationSettings.DefaultTimeScale && r.Settings.CpuMode == CpuMode.Work);
     }
 

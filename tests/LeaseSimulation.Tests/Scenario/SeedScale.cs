@@ -5,14 +5,14 @@ using LeaseSimulation.Strategies;
 
 namespace LeaseSimulation.Tests.Scenario;
 
-/// <summary>Runs the scenario at the seed's scale on one thread and virtual time.</summary>
+/// <summary>Runs the scenario at the seed's scale on one thread (single-thread, or hosted) and virtual time.</summary>
 internal static class SeedScale
 {
-    public static SimulationResult RunVirtual(string strategy, int cpuMs, int messages = 100) =>
+    public static SimulationResult RunVirtual(string strategy, int cpuMs, int messages = 100, ContextKind context = ContextKind.SingleThread) =>
         SimulationRunner.Run(
             new SimulationSettings
             {
-                Context = ContextKind.SingleThread,
+                Context = context,
                 Clock = ClockKind.Virtual,
                 CpuTime = TimeSpan.FromMilliseconds(cpuMs),
                 Messages = messages,

@@ -20,7 +20,7 @@ public sealed class ServiceBusOptionTests
         plan.Select(p => p.Strategy.Name).Distinct().Should().Equal("fifo", "pump", "processor", "processor-guide");
         plan.Select(p => p.Settings.Context).Distinct().Should().BeEquivalentTo(Enum.GetValues<ContextKind>());
         plan.Should().OnlyContain(p => p.Settings.Broker == BrokerKind.ServiceBus && p.Settings.Clock == ClockKind.Real && p.Settings.Messages == 4);
-        plan.Should().HaveCount(3 * 4, "no 3x scale rows on Service Bus");
+        plan.Should().HaveCount(4 * 4, "no 3x scale rows on Service Bus");
     }
 
     [Fact]

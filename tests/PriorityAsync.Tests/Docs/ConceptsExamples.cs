@@ -1,3 +1,5 @@
+using Nito.AsyncEx;
+
 namespace PriorityAsync.Tests.Docs;
 
 /// <summary>
@@ -121,5 +123,34 @@ public class ConceptsExamples
         // </stopping>
 
         log.Should().Equal("renewed in Lease", "rejected 0");
+    }
+
+    [Fact]
+    public void Hosted_LanesOnAThreadYouDoNotOwn()
+    {
+        var log = new List<string>();
+
+        // <hosted>
+        AsyncContext.Run(async () =>          // the host: a single-thread FIFO context (Nito.AsyncEx here; a UI thread's in an app)
+        {
+            await using var scheduler = new HostedPriorityScheduler(SynchronizationContext.Current!);
+            var processing = scheduler.GetLane(LanePriority.Processing).Run(async () =>
+            {
+                for (var chunk = 0; chunk < 3; chunk++)
+                {
+                    log.Add($"chunk {chunk}");
+                    await PriorityScheduler.YieldIfNeeded();       // more urgent lanes first; still the host's thread
+                }
+            });
+            var lease = scheduler.GetLane(LanePriority.Lease).Run(() =>
+            {
+                log.Add("lease renewed");
+                return Task.CompletedTask;
+            });
+            await Task.WhenAll(processing, lease);
+        });
+
+        // </hosted>
+        log.Should().Equal("lease renewed", "chunk 0", "chunk 1", "chunk 2");
     }
 }

@@ -7,6 +7,7 @@ public class ConceptsPageTests
     [InlineData("multi-thread")]
     [InlineData("custom-lanes")]
     [InlineData("stopping")]
+    [InlineData("hosted")]
     public void EveryExampleOfTheConceptsPage_IsTheCompiledExample(string region)
     {
         var root = RepositoryRoot.Find();

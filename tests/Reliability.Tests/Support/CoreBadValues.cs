@@ -63,6 +63,11 @@ internal static class CoreBadValues
             return [("null", null), ("empty", new Dictionary<string, string>()), ("a null value", new Dictionary<string, string> { ["k"] = null! })];
         }
 
+        if (type == typeof(SynchronizationContext))
+        {
+            return [("null", null), ("the thread-pool context", new SynchronizationContext())];
+        }
+
         if (!type.IsValueType)
         {
             return [("null", null)];
@@ -107,6 +112,7 @@ internal static class CoreBadValues
         if (type == typeof(PriorityTaskScheduler)) return new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = 1, ShutdownTimeout = TimeSpan.FromSeconds(1) });
         if (type == typeof(PriorityAsyncContextThread)) return new PriorityAsyncContextThread(new PrioritySchedulerOptions { ShutdownTimeout = TimeSpan.FromSeconds(1) });
         if (type == typeof(Lane)) return new PriorityAsyncContext().Lanes[0];
+        if (type == typeof(SynchronizationContext)) return new NeverPostedHost();
         if (type == typeof(RejectedWorkKind)) return RejectedWorkKind.Post;
         if (type == typeof(InMemoryTransport)) return new InMemoryTransport(new VirtualTimeProvider());
         if (type == typeof(InMemoryQueueOptions)) return new InMemoryQueueOptions();
@@ -139,5 +145,11 @@ internal static class CoreBadValues
         public void Dispose()
         {
         }
+    }
+
+    /// <summary>A single-thread host for constructing a HostedPriorityScheduler whose lanes get no work.</summary>
+    private sealed class NeverPostedHost : SynchronizationContext
+    {
+        public override void Post(SendOrPostCallback d, object? state) => throw new InvalidOperationException("Nothing is posted to this host.");
     }
 }
