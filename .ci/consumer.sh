@@ -31,9 +31,10 @@ version="$prefix-$suffix"
 global_packages="$(dotnet nuget locals global-packages --list | sed 's/^global-packages: //')"
 
 readme_app="$(mktemp -d -t priorityasync-readme.XXXXXX)"
+analyzer_app="$(mktemp -d -t priorityasync-analyzers.XXXXXX)"
 
 cleanup() {
-    rm -rf "$readme_app"
+    rm -rf "$readme_app" "$analyzer_app"
     local id
     for id in priorityasync priorityasync.messagepump priorityasync.messagepump.hosting priorityasync.messagepump.postgresql \
         priorityasync.messagepump.azureservicebus priorityasync.messagepump.azureservicebus.testing; do
@@ -136,6 +137,21 @@ dotnet build "$readme_app" -c Release -warnaserror
 actual="$(timeout 120 dotnet "$readme_app/bin/Release/net10.0/ReadmeQuickStart.dll")"
 printf '%s\n' "$actual"
 [[ "$actual" == "$expected" ]] || { printf 'README.md says its first program prints:\n%s\nbut it printed:\n%s\n' "$expected" "$actual" >&2; exit 1; }
+
+echo "::: the analyzers reach a consumer of PriorityAsync.MessagePump alone (tests/AnalyzerConsumer)"
+dotnet new console --output "$analyzer_app" --name AnalyzerConsumer --framework net10.0 --no-restore >/dev/null
+cp "$readme_app/nuget.config" "$analyzer_app/nuget.config"
+cp tests/AnalyzerConsumer/*.cs "$analyzer_app/"
+dotnet add "$analyzer_app" package PriorityAsync.MessagePump --version "$version"
+analyzer_log="$(dotnet build "$analyzer_app" -c Release --no-incremental 2>&1)" || { printf '%s\n' "$analyzer_log"; echo "the analyzer consumer app did not build" >&2; exit 1; }
+for rule in PA0001 PA0002 PA0003 PA0004; do
+    grep -qE "Bad\.cs\([0-9]+,[0-9]+\): warning $rule:" <<<"$analyzer_log" \
+        || { printf '%s\n' "$analyzer_log"; echo "$rule was not reported on tests/AnalyzerConsumer/Bad.cs" >&2; exit 1; }
+done
+if grep -qE "Good\.cs\([0-9]+,[0-9]+\): warning PA" <<<"$analyzer_log"; then
+    printf '%s\n' "$analyzer_log"; echo "a rule was reported on tests/AnalyzerConsumer/Good.cs, which follows them" >&2; exit 1
+fi
+echo "analyzers: $(grep -oE "Bad\.cs\([0-9]+,[0-9]+\): warning PA[0-9]+" <<<"$analyzer_log" | sort -u | wc -l) reports on Bad.cs (PA0001-PA0004 each at least once), none on Good.cs"
 
 echo "::: every C# block of README.md and docs/*.md against the packages (tests/DocsCompile)"
 dotnet build tests/DocsCompile -c Release -p:PriorityAsyncVersion="$version"
