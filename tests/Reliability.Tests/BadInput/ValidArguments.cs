@@ -1,4 +1,5 @@
 using PriorityAsync.MessagePump;
+using PriorityAsync.Reliability.Tests.Support;
 
 namespace PriorityAsync.Reliability.Tests.BadInput;
 
@@ -68,6 +69,7 @@ internal sealed class ValidArguments : IAsyncDisposable
         var t when t == typeof(InMemoryMessage) => ReceiveOne(),
         var t when t == typeof(IReadOnlyList<ILeasedMessage>) => new ILeasedMessage[] { ReceiveOne() },
         var t when t == typeof(IDictionary<string, string>) => new Dictionary<string, string>(),
+        var t when t == typeof(SynchronizationContext) => new CoreBadValues.NeverPostedHost(),
         var t when t == typeof(object) => new object(),
         var t => throw new InvalidOperationException($"No valid value of {t} is known: add one to ValidArguments."),
     };
@@ -98,7 +100,7 @@ internal sealed class ValidArguments : IAsyncDisposable
         typeof(IMessageSource), typeof(PriorityMessagePump), typeof(PrioritySchedulerOptions), typeof(PriorityTaskSchedulerOptions),
         typeof(MessagePumpOptions), typeof(InMemoryQueueOptions), typeof(LaneOptions), typeof(Exception), typeof(object),
         typeof(RejectedWorkKind), typeof(LaneAwaitable.Awaiter), typeof(InMemoryMessage), typeof(IReadOnlyList<ILeasedMessage>),
-        typeof(IDictionary<string, string>),
+        typeof(IDictionary<string, string>), typeof(SynchronizationContext),
     ];
 
     /// <summary>Sends a message and receives it: a delivery whose lock is held (the queue answers at once).</summary>

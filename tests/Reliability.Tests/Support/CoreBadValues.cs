@@ -147,8 +147,8 @@ internal static class CoreBadValues
         }
     }
 
-    /// <summary>A single-thread host for constructing a HostedPriorityScheduler whose lanes get no work.</summary>
-    private sealed class NeverPostedHost : SynchronizationContext
+    /// <summary>A single-thread host for constructing a HostedPriorityScheduler whose lanes get no work (also BadInput's ValidArguments).</summary>
+    internal sealed class NeverPostedHost : SynchronizationContext
     {
         public override void Post(SendOrPostCallback d, object? state) => throw new InvalidOperationException("Nothing is posted to this host.");
     }
