@@ -18,7 +18,7 @@ namespace PriorityAsync.MessagePump.AzureServiceBus;
 /// <see cref="LeaseLostException"/>. The call ends when the broker answers, when the client's operation timeout
 /// (<see cref="ServiceBusRetryOptions.TryTimeout"/>, with its retries) ends it, or when the caller's token is canceled.
 /// </remarks>
-public sealed class ServiceBusLeasedMessage : ILeasedMessage
+public sealed class ServiceBusLeasedMessage : ILeasedMessage, IHandlerEndListener
 {
     /// <summary>The application property the SDK writes a producer's W3C trace context into.</summary>
     internal const string DiagnosticIdProperty = "Diagnostic-Id";
@@ -146,6 +146,9 @@ public sealed class ServiceBusLeasedMessage : ILeasedMessage
         ? $"message {MessageId} (sequence {SequenceNumber}, delivery {DeliveryCount}) of the {Entity}"
         : $"message {MessageId} (sequence {SequenceNumber}, delivery {DeliveryCount}) of session '{Message.SessionId}' of the {Entity}";
 
+    /// <summary>The pump is done with this delivery: for a message of a session, a re-acceptance of the session in this process may deliver again.</summary>
+    void IHandlerEndListener.OnHandlerEnded() => _session?.Ended(this);
+
     private async Task SettleAsync(string operation, Func<ServiceBusReceiver, ServiceBusReceivedMessage, CancellationToken, Task> settle, CancellationToken cancellationToken)
     {
         try
@@ -154,8 +157,11 @@ public sealed class ServiceBusLeasedMessage : ILeasedMessage
         }
         catch (LeaseLostException ex) when (_session is not null)
         {
-            // A session's messages share its lock: a settlement that finds the lock gone loses the session.
+            // A session's messages share its lock: a settlement that finds the lock gone loses the session. Its caller
+            // is done with the message (the pump settles once the handler has returned), so it no longer keeps a
+            // re-accepted session waiting.
             _session.MarkLost(ex);
+            _session.Ended(this);
             throw;
         }
 
