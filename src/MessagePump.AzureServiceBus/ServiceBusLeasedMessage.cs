@@ -26,7 +26,7 @@ namespace PriorityAsync.MessagePump.AzureServiceBus;
 /// returns. The token is then checked before the call; the settlement ends as the pump's own do.
 /// </para>
 /// </remarks>
-public sealed class ServiceBusLeasedMessage : ILeasedMessage, IPumpRoutedMessage
+public sealed class ServiceBusLeasedMessage : ILeasedMessage, IPumpRoutedMessage, IHandlerEndListener
 {
     /// <summary>The application property the SDK writes a producer's W3C trace context into.</summary>
     internal const string DiagnosticIdProperty = "Diagnostic-Id";
@@ -169,6 +169,9 @@ public sealed class ServiceBusLeasedMessage : ILeasedMessage, IPumpRoutedMessage
         ? $"message {MessageId} (sequence {SequenceNumber}, delivery {DeliveryCount}) of the {Entity}"
         : $"message {MessageId} (sequence {SequenceNumber}, delivery {DeliveryCount}) of session '{Message.SessionId}' of the {Entity}";
 
+    /// <summary>The pump is done with this delivery: for a message of a session, a re-acceptance of the session in this process may deliver again.</summary>
+    void IHandlerEndListener.OnHandlerEnded() => _session?.Ended(this);
+
     /// <summary>The settle call to the receiver, which the pump makes (and the public calls, for a message no pump owns).</summary>
     private Task SettleDirectAsync(Settlement settlement, string? reason, string? description, CancellationToken cancellationToken) => settlement switch
     {
@@ -185,8 +188,11 @@ public sealed class ServiceBusLeasedMessage : ILeasedMessage, IPumpRoutedMessage
         }
         catch (LeaseLostException ex) when (_session is not null)
         {
-            // A session's messages share its lock: a settlement that finds the lock gone loses the session.
+            // A session's messages share its lock: a settlement that finds the lock gone loses the session. Its caller
+            // is done with the message (the pump settles once the handler has returned), so it no longer keeps a
+            // re-accepted session waiting.
             _session.MarkLost(ex);
+            _session.Ended(this);
             throw;
         }
 

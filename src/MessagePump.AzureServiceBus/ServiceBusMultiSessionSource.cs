@@ -7,7 +7,9 @@ namespace PriorityAsync.MessagePump.AzureServiceBus;
 /// subscription at once, each accepted with its own session receiver (a <see cref="ServiceBusSessionMessageSource"/>):
 /// a receive takes the next message of every session that has none out, so sessions run side by side while each
 /// stays in order. A session that has nothing more for now, or whose lock was lost, is closed (releasing it to other
-/// consumers), and the next session with messages is accepted in its place.
+/// consumers), and the next session with messages is accepted in its place. Every held session's lock is renewed
+/// whether or not a message of it is out, and a session is never in two handlers of this process at once (see
+/// <see cref="ServiceBusSessionMessageSource"/>).
 /// </summary>
 /// <remarks>Open it with <see cref="ServiceBusTransport.OpenSessionsAsync"/>. Receives are serialized.</remarks>
 public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposable
@@ -16,13 +18,18 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
     private readonly ServiceBusSourceOptions _options;
     private readonly List<ServiceBusSessionMessageSource> _sessions = [];
     private readonly SemaphoreSlim _receiving = new(1, 1);
+    private readonly TimeProvider _clock;
+    private TaskCompletionSource _wake = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private Task<ServiceBusSessionMessageSource?>? _accepting;
     private int _next;
+    private long _sessionsLost;
     private bool _disposed;
 
     internal ServiceBusMultiSessionSource(ServiceBusTransport transport, ServiceBusEntity entity, int maxConcurrentSessions, TimeSpan? lockDuration, ServiceBusSourceOptions options)
     {
         _transport = transport;
         _options = options;
+        _clock = options.TimeProvider ?? TimeProvider.System;
         Entity = entity;
         MaxConcurrentSessions = maxConcurrentSessions;
         LockDuration = lockDuration;
@@ -36,6 +43,9 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
 
     /// <summary>Gets the entity's lock duration (the session lock's): read from the entity, or the option; <see langword="null"/> when neither was available.</summary>
     public TimeSpan? LockDuration { get; }
+
+    /// <summary>Gets how many held sessions were dropped because their lock was lost or expired (each is accepted again later, by this or another consumer).</summary>
+    internal long SessionsLost => Interlocked.Read(ref _sessionsLost);
 
     /// <summary>Gets the identifiers of the sessions held now.</summary>
     public IReadOnlyList<string> ActiveSessions
@@ -68,9 +78,13 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
     }
 
     /// <summary>
-    /// Receives the next message of each held session that has none out, up to <paramref name="maxMessages"/>; when
-    /// that finds nothing and fewer than <see cref="MaxConcurrentSessions"/> sessions are held, accepts the next
-    /// session that has messages (waiting up to <see cref="ServiceBusSourceOptions.MaxWaitTime"/>) and receives from it.
+    /// Receives the next message of each held session that has none out, up to <paramref name="maxMessages"/>: the
+    /// receives of all those sessions run at once, and the call returns as soon as one of them brings a message (a
+    /// receive still waiting is collected by a later call). While fewer than <see cref="MaxConcurrentSessions"/> sessions
+    /// are held it accepts the next session that has messages, beside the receives. With nothing to return it waits
+    /// up to <see cref="ServiceBusSourceOptions.MaxWaitTime"/>, and takes a message of a session whose previous one was
+    /// settled meanwhile. A session that had nothing more is closed; a session whose lock was lost is dropped
+    /// (<see cref="SessionsLost"/>); a session whose earlier acceptance's handler still runs in this process waits.
     /// </summary>
     /// <param name="maxMessages">The most messages to return; at least 1.</param>
     /// <param name="cancellationToken">Cancels the receive.</param>
@@ -85,13 +99,38 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
         try
         {
             ObjectDisposedException.ThrowIf(_disposed, this);
-            var received = await ReceiveFromHeldAsync(maxMessages, cancellationToken).ConfigureAwait(false);
-            if (received.Count == 0 && Count() < MaxConcurrentSessions && await AcceptNextAsync(cancellationToken).ConfigureAwait(false) is { } session)
+            var deadline = _clock.GetUtcNow() + _options.MaxWaitTime;
+            var received = new List<ILeasedMessage>();
+            Exception? failure = null;
+            while (true)
             {
-                received.AddRange(await session.ReceiveNextAsync(TimeSpan.Zero, cancellationToken).ConfigureAwait(false));
-            }
+                var wake = ArmWakeAsync();
+                StartAccept();
+                var (waitOn, failed) = await CollectAsync(received, maxMessages).ConfigureAwait(false);
+                failure ??= failed;
+                if (received.Count > 0)
+                {
+                    return received;
+                }
 
-            return received;
+                var left = deadline - _clock.GetUtcNow();
+                if (left <= TimeSpan.Zero || waitOn.Count == 0 && _accepting is null)
+                {
+                    return failure is null ? received : throw failure;
+                }
+
+                if (_accepting is { } accepting)
+                {
+                    waitOn.Add(accepting);
+                }
+
+                waitOn.Add(wake);
+                using var bounded = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+                waitOn.Add(Task.Delay(left, _clock, bounded.Token));
+                await Task.WhenAny(waitOn).ConfigureAwait(false);
+                await bounded.CancelAsync().ConfigureAwait(false);
+                cancellationToken.ThrowIfCancellationRequested();
+            }
         }
         finally
         {
@@ -114,7 +153,17 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
 
         foreach (var session in held)
         {
-            await session.DisposeAsync().ConfigureAwait(false);
+            await CloseAsync(session).ConfigureAwait(false);
+        }
+
+        if (_accepting is { } accepting)
+        {
+            _accepting = null;
+            await ((Task)accepting).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
+            if (accepting.IsCompletedSuccessfully && accepting.Result is { } late)
+            {
+                await CloseAsync(late).ConfigureAwait(false);
+            }
         }
 
         _receiving.Release();
@@ -131,40 +180,134 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
         }
     }
 
-    private async Task<List<ILeasedMessage>> ReceiveFromHeldAsync(int maxMessages, CancellationToken cancellationToken)
+    /// <summary>A task that completes when a held session's message out is settled or lost (armed before looking at the sessions, so no wake is missed).</summary>
+    private Task ArmWakeAsync()
     {
+        lock (_sessions)
+        {
+            if (_wake.Task.IsCompleted)
+            {
+                _wake = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+            }
+
+#pragma warning disable VSTHRD003 // the source's own TaskCompletionSource (RunContinuationsAsynchronously), completed by Wake
+            return _wake.Task;
+#pragma warning restore VSTHRD003
+        }
+    }
+
+    private void Wake()
+    {
+        TaskCompletionSource wake;
+        lock (_sessions)
+        {
+            wake = _wake;
+        }
+
+        wake.TrySetResult();
+    }
+
+    /// <summary>Starts accepting the next session when fewer than <see cref="MaxConcurrentSessions"/> are held and no accept is under way.</summary>
+    private void StartAccept()
+    {
+        if (_accepting is null && Count() < MaxConcurrentSessions)
+        {
+            _accepting = AcceptNextAsync();
+        }
+    }
+
+    /// <summary>
+    /// Takes what the held sessions have: the answers of finished receives (a message each, or nothing: the session is
+    /// closed), a finished accept (the session joins), and starts a receive on each session that has no message out.
+    /// Returns the receives and waits still open.
+    /// </summary>
+    private async Task<(List<Task> Open, Exception? Failure)> CollectAsync(List<ILeasedMessage> received, int maxMessages)
+    {
+        var failure = AdoptAccepted();
         ServiceBusSessionMessageSource[] held;
         lock (_sessions)
         {
             held = [.. _sessions];
         }
 
-        var received = new List<ILeasedMessage>();
+        var open = new List<Task>();
         var retired = new List<ServiceBusSessionMessageSource>();
-        for (var i = 0; i < held.Length && received.Count < maxMessages; i++)
+        var now = _clock.GetUtcNow();
+        for (var i = 0; i < held.Length; i++)
         {
             var session = held[(_next + i) % held.Length];
+            if (session.PendingReceive is null && !session.HasMessageOut && !session.IsSessionLost && received.Count < maxMessages)
+            {
+                session.PendingReceive = session.ReceiveNextAsync(TimeSpan.Zero, CancellationToken.None);
+            }
+
+            if (session.PendingReceive is { } pending)
+            {
+                if (!pending.IsCompleted || received.Count >= maxMessages)
+                {
+                    open.Add(pending);
+                    continue;
+                }
+
+                session.PendingReceive = null;
+                if (!TakeAnswer(session, pending, received, now))
+                {
+                    failure ??= pending.Exception?.InnerException;
+                    retired.Add(session); // a receive that failed: release the session, another acceptor takes it
+                    continue;
+                }
+            }
+
             if (session.IsSessionLost)
             {
+                Interlocked.Increment(ref _sessionsLost);
                 retired.Add(session);
-                continue;
             }
-
-            if (session.HasMessageOut)
+            else if (session.WaitingFor is { } busy)
             {
-                continue;
+                open.Add(busy); // held, waiting for this process's handler of its earlier acceptance
             }
-
-            var batch = await session.ReceiveNextAsync(TimeSpan.Zero, cancellationToken).ConfigureAwait(false);
-            if (batch.Count == 0 && !session.HasMessageOut)
+            else if (!session.HasMessageOut && session.PendingReceive is null)
             {
                 retired.Add(session); // nothing more for now: release it so another consumer, or a later accept, takes it
             }
-
-            received.AddRange(batch);
         }
 
         _next = held.Length == 0 ? 0 : (_next + 1) % held.Length;
+        await RetireAsync(retired).ConfigureAwait(false);
+        return (open, failure);
+    }
+
+    /// <summary>Adds a session whose accept has finished to the held ones; returns the accept's failure, if it failed.</summary>
+    private Exception? AdoptAccepted()
+    {
+        if (_accepting is not { IsCompleted: true } accepted)
+        {
+            return null;
+        }
+
+        _accepting = null;
+        if (!accepted.IsCompletedSuccessfully)
+        {
+            return accepted.Exception?.InnerException;
+        }
+
+#pragma warning disable VSTHRD002 // the accept has completed (IsCompletedSuccessfully): nothing waits
+        if (accepted.Result is { } session)
+#pragma warning restore VSTHRD002
+        {
+            session.Lock.Idle = Wake;
+            lock (_sessions)
+            {
+                _sessions.Add(session);
+            }
+        }
+
+        return null;
+    }
+
+    private async Task RetireAsync(List<ServiceBusSessionMessageSource> retired)
+    {
         foreach (var session in retired)
         {
             lock (_sessions)
@@ -172,31 +315,59 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
                 _sessions.Remove(session);
             }
 
-            await session.DisposeAsync().ConfigureAwait(false);
+            await CloseAsync(session).ConfigureAwait(false);
         }
-
-        return received;
     }
 
-    private async Task<ServiceBusSessionMessageSource?> AcceptNextAsync(CancellationToken cancellationToken)
+    /// <summary>
+    /// Adds the message of a finished receive to <paramref name="received"/>, unless the session lock ran out while it
+    /// waited here (then the session is lost, and the message comes back with it, in order); false when the receive failed.
+    /// </summary>
+    private static bool TakeAnswer(ServiceBusSessionMessageSource session, Task<IReadOnlyList<ILeasedMessage>> answer, List<ILeasedMessage> received, DateTimeOffset now)
     {
-        using var bounded = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
-        bounded.CancelAfter(_options.MaxWaitTime);
-        ServiceBusSessionMessageSource session;
+        if (!answer.IsCompletedSuccessfully)
+        {
+            return false;
+        }
+
+#pragma warning disable VSTHRD002 // the receive has completed (IsCompletedSuccessfully): nothing waits
+        foreach (var message in answer.Result)
+#pragma warning restore VSTHRD002
+        {
+            if (session.Lock.IsLostOrExpired(now))
+            {
+                session.Lock.MarkLost(new LeaseLostException($"The lock of {session.Lock} expired at {session.Lock.LockedUntil:O}, before its message {message.MessageId} was handed out."));
+            }
+            else
+            {
+                received.Add(message);
+            }
+        }
+
+        return true;
+    }
+
+    private static async Task CloseAsync(ServiceBusSessionMessageSource session)
+    {
+        session.Lock.Idle = null;
+        await session.DisposeAsync().ConfigureAwait(false);
+        if (session.PendingReceive is { } pending)
+        {
+            session.PendingReceive = null;
+            await ((Task)pending).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing); // a closed receiver ends it
+        }
+    }
+
+    private async Task<ServiceBusSessionMessageSource?> AcceptNextAsync()
+    {
+        using var bounded = new CancellationTokenSource(_options.MaxWaitTime, _clock);
         try
         {
-            session = await _transport.AcceptCoreAsync(Entity, sessionId: null, LockDuration, _options, bounded.Token).ConfigureAwait(false);
+            return await _transport.AcceptCoreAsync(Entity, sessionId: null, LockDuration, _options, bounded.Token).ConfigureAwait(false);
         }
-        catch (Exception ex) when (!cancellationToken.IsCancellationRequested && (ex is OperationCanceledException || (ex is TransientTransportException && ServiceBusErrors.IsNoSessionAvailable(ex.InnerException))))
+        catch (Exception ex) when (ex is OperationCanceledException || (ex is TransientTransportException && ServiceBusErrors.IsNoSessionAvailable(ex.InnerException)))
         {
             return null; // no session has messages now
         }
-
-        lock (_sessions)
-        {
-            _sessions.Add(session);
-        }
-
-        return session;
     }
 }

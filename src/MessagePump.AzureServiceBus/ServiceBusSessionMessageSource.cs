@@ -7,9 +7,13 @@ namespace PriorityAsync.MessagePump.AzureServiceBus;
 /// An <see cref="IMessageSource"/> over one accepted session (a <see cref="ServiceBusSessionReceiver"/>): its messages
 /// are handed out one at a time, in the session's order, the next only once the previous one is settled or lost.
 /// The session lock is the lease: the pump's lease keeper renews it in the lease lane like a message lock (through
-/// each message's <see cref="ServiceBusLeasedMessage.RenewLockAsync"/>), and a receive renews it when no message is
-/// out. A lost session lock loses every message of the session: <see cref="IsSessionLost"/> turns true, every later
-/// operation throws <see cref="LeaseLostException"/>, and receives return nothing; accept another session.
+/// each message's <see cref="ServiceBusLeasedMessage.RenewLockAsync"/>), and the source's own keeper renews it when half
+/// of it or less is left whether or not a message is out, from the accept until the source is disposed. A lost or
+/// expired session lock loses every message of the session: <see cref="IsSessionLost"/> turns true, every later
+/// operation throws <see cref="LeaseLostException"/>, and receives return nothing (a message received as the lock
+/// ran out is never handed out); accept another session. A session is never in two handlers of this process at once:
+/// a session accepted again after its lock was lost delivers only once the handler of its earlier acceptance's
+/// message has ended (the pump tells the message) or that message was settled.
 /// </summary>
 public sealed class ServiceBusSessionMessageSource : IMessageSource, IAsyncDisposable
 {
@@ -44,6 +48,10 @@ public sealed class ServiceBusSessionMessageSource : IMessageSource, IAsyncDispo
         _managementLink = new ManagementLink(receiver);
         Entity = entity;
         LockDuration = lockDuration;
+
+        // Unknown lock duration: the accept's lock is a fresh one, so what is left of it now is its duration.
+        var keptFor = lockDuration ?? _lock.LockedUntil - _clock.GetUtcNow();
+        _lock.StartKeeper(_clock, keptFor > TimeSpan.Zero ? keptFor : _options.MaxWaitTime * 2);
     }
 
     /// <summary>Gets the entity the session belongs to.</summary>
@@ -103,10 +111,12 @@ public sealed class ServiceBusSessionMessageSource : IMessageSource, IAsyncDispo
         return ReceiveNextAsync(_options.MaxWaitTime, cancellationToken);
     }
 
-    /// <summary>Closes the session receiver (releasing the session) when the source accepted it through <see cref="ServiceBusTransport"/>.</summary>
+    /// <summary>Stops renewing the session lock, and closes the session receiver (releasing the session) when the source accepted it through <see cref="ServiceBusTransport"/>.</summary>
     /// <returns>A task that completes when the receiver is closed.</returns>
     public async ValueTask DisposeAsync()
     {
+        await _lock.StopKeeperAsync().ConfigureAwait(false);
+        _lock.Dispose();
         if (_ownsReceiver)
         {
             await _receiver.DisposeAsync().ConfigureAwait(false);
@@ -118,6 +128,34 @@ public sealed class ServiceBusSessionMessageSource : IMessageSource, IAsyncDispo
 
     /// <summary>Whether a message of the session is out (handed over and not yet settled or lost).</summary>
     internal bool HasMessageOut => _lock.HasCurrent;
+
+    /// <summary>The session's lock (the multi-session source listens to it).</summary>
+    internal SessionLock Lock => _lock;
+
+    /// <summary>
+    /// Set when the last receive found the session busy in this process (the handler of an earlier acceptance's message
+    /// still runs): the task that completes when it is free; <see langword="null"/> otherwise.
+    /// </summary>
+    internal Task? WaitingFor { get; private set; }
+
+    /// <summary>The receive the multi-session source started on this session and has not collected yet.</summary>
+    internal Task<IReadOnlyList<ILeasedMessage>>? PendingReceive { get; set; }
+
+    /// <summary>
+    /// Whether a message of this session from an earlier acceptance (its lock lost) still has a handler running in this
+    /// process, after waiting up to <paramref name="maxWait"/> for it to end; sets <see cref="WaitingFor"/>.
+    /// </summary>
+    private async Task<bool> BusyInThisProcessAsync(TimeSpan maxWait, CancellationToken cancellationToken)
+    {
+        if (SessionHandlers.IsBusy(_lock.Namespace, Entity, SessionId, out var busy) && maxWait > TimeSpan.Zero)
+        {
+            await busy.WaitAsync(maxWait, _clock, cancellationToken).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
+            cancellationToken.ThrowIfCancellationRequested();
+        }
+
+        WaitingFor = SessionHandlers.IsBusy(_lock.Namespace, Entity, SessionId, out busy) ? busy : null;
+        return WaitingFor is not null;
+    }
 
     /// <summary>
     /// The session's next message, waiting up to <paramref name="waitForPrevious"/> for the previous one to be settled
@@ -137,17 +175,9 @@ public sealed class ServiceBusSessionMessageSource : IMessageSource, IAsyncDispo
         }
 
         cancellationToken.ThrowIfCancellationRequested();
-        var left = _lock.LockedUntil - _clock.GetUtcNow();
-        if (LockDuration is { } lockDuration ? left <= lockDuration / 2 : left <= _options.MaxWaitTime * 2)
+        if (await BusyInThisProcessAsync(waitForPrevious, cancellationToken).ConfigureAwait(false))
         {
-            try
-            {
-                await _lock.RenewAsync(cancellationToken).ConfigureAwait(false);
-            }
-            catch (LeaseLostException)
-            {
-                return [];
-            }
+            return [];
         }
 
         IReadOnlyList<ServiceBusReceivedMessage>? received;
@@ -179,6 +209,14 @@ public sealed class ServiceBusSessionMessageSource : IMessageSource, IAsyncDispo
         }
 
         await managementLinkOpened.ConfigureAwait(false);
+        if (_lock.IsLostOrExpired(_clock.GetUtcNow()))
+        {
+            // The lock ran out while the message came: the broker may already hand the session to another receiver,
+            // so this delivery never reaches a handler (it comes back with the session).
+            _lock.MarkLost(new LeaseLostException($"The lock of {_lock} expired at {_lock.LockedUntil:O}, before its message {received[0].MessageId} was handed out."));
+            return [];
+        }
+
         var message = new ServiceBusLeasedMessage(_receiver, received[0], Entity, _lock);
         _lock.SetCurrent(message);
         return [message];

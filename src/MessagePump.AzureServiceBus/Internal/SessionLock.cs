@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using Azure.Messaging.ServiceBus;
 
 namespace PriorityAsync.MessagePump.AzureServiceBus.Internal;
@@ -5,12 +6,18 @@ namespace PriorityAsync.MessagePump.AzureServiceBus.Internal;
 /// <summary>
 /// The lock of one accepted session, shared by its messages: renewing any of them renews it, and losing it loses every
 /// one of them. Also the session's order gate: one message is out at a time, and the next is received only once it
-/// is settled or lost.
+/// is settled or lost. While the session is held its own keeper (<see cref="StartKeeper"/>) renews the lock when half
+/// of it or less is left, whether or not a message is out (the pump's lease keeper renews it too while one is).
 /// </summary>
-internal sealed class SessionLock
+internal sealed class SessionLock : IDisposable
 {
     private readonly ServiceBusSessionReceiver _receiver;
     private readonly Lock _gate = new();
+    private readonly CancellationTokenSource _stopKeeper = new();
+    private Task _keeper = Task.CompletedTask;
+    private TimeProvider _clock = TimeProvider.System;
+    private TimeSpan _renewAhead;
+    private ITimer? _timer;
     private long _lockedUntilTicks;
     private ServiceBusLeasedMessage? _current;
     private TaskCompletionSource? _currentDone;
@@ -26,6 +33,12 @@ internal sealed class SessionLock
     public ServiceBusEntity Entity { get; }
 
     public string SessionId => _receiver.SessionId;
+
+    /// <summary>The namespace the session belongs to (with <see cref="Entity"/> and <see cref="SessionId"/>, its key in <see cref="SessionHandlers"/>).</summary>
+    public string Namespace => _receiver.FullyQualifiedNamespace ?? string.Empty;
+
+    /// <summary>Called (on the thread that settled or lost it) when the session's message out is settled or lost, or the session is lost.</summary>
+    public Action? Idle { get; set; }
 
     public DateTimeOffset LockedUntil => new(Volatile.Read(ref _lockedUntilTicks), TimeSpan.Zero);
 
@@ -77,7 +90,10 @@ internal sealed class SessionLock
         }
     }
 
-    /// <summary>Marks the session lost: every later operation on it throws, and the order gate opens.</summary>
+    /// <summary>
+    /// Marks the session lost: every later operation on it throws, and the order gate opens. The lost message's
+    /// handler may still run: the session stays busy in <see cref="SessionHandlers"/> until it ends (<see cref="Ended"/>).
+    /// </summary>
     public void MarkLost(Exception exception)
     {
         TaskCompletionSource? done;
@@ -89,20 +105,27 @@ internal sealed class SessionLock
             _currentDone = null;
         }
 
-        done?.TrySetResult();
+        done?.TrySetResult(); // the keeper sees the loss at its next turn
+        Idle?.Invoke();
     }
 
-    /// <summary>Records <paramref name="message"/> as the one message of the session that is out.</summary>
+    /// <summary>Whether the lock is lost, or expired by <see cref="LockedUntil"/> (the last renewal answered) at <paramref name="now"/>.</summary>
+    public bool IsLostOrExpired(DateTimeOffset now) => IsLost || LockedUntil <= now;
+
+    /// <summary>Records <paramref name="message"/> as the one message of the session that is out, here and process-wide.</summary>
     public void SetCurrent(ServiceBusLeasedMessage message)
     {
         lock (_gate)
         {
+            Debug.Assert(_current is null, "One message of a session is out at a time.");
             _current = message;
             _currentDone = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         }
+
+        SessionHandlers.Enter(Namespace, Entity, SessionId, message);
     }
 
-    /// <summary>Opens the order gate when <paramref name="message"/> was the one out.</summary>
+    /// <summary>Opens the order gate when <paramref name="message"/> was the one out, and ends its occupancy of the session.</summary>
     public void Settled(ServiceBusLeasedMessage message)
     {
         TaskCompletionSource? done = null;
@@ -116,8 +139,48 @@ internal sealed class SessionLock
             }
         }
 
+        Ended(message);
         done?.TrySetResult();
+        if (done is not null)
+        {
+            Idle?.Invoke();
+        }
     }
+
+    /// <summary>No handler of <paramref name="message"/> runs any more (the pump's processing of it ended, or it was settled).</summary>
+    public void Ended(ServiceBusLeasedMessage message) => SessionHandlers.Leave(Namespace, Entity, SessionId, message);
+
+    /// <summary>
+    /// Starts the keeper that renews the session lock when half of <paramref name="lockDuration"/> or less is left,
+    /// on <paramref name="clock"/>, until <see cref="StopKeeperAsync"/> or the lock is lost. A renewal that finds the
+    /// lock gone marks the session lost; a transient failure is retried until the lock's known expiry, which then
+    /// marks it lost (expired).
+    /// </summary>
+    public void StartKeeper(TimeProvider clock, TimeSpan lockDuration)
+    {
+        Debug.Assert(lockDuration > TimeSpan.Zero, "A lock duration is positive.");
+        _clock = clock;
+        _renewAhead = lockDuration / 2;
+        _timer = clock.CreateTimer(static state => ((SessionLock)state!).OnKeeperDue(), this, Timeout.InfiniteTimeSpan, Timeout.InfiniteTimeSpan);
+        ScheduleKeeper(null);
+    }
+
+    /// <summary>Stops the keeper and waits for a renewal it has under way.</summary>
+    public async Task StopKeeperAsync()
+    {
+        await _stopKeeper.CancelAsync().ConfigureAwait(false);
+        if (_timer is { } timer)
+        {
+            await timer.DisposeAsync().ConfigureAwait(false);
+        }
+
+#pragma warning disable VSTHRD003 // the keeper's own renewal task, started by its timer
+        await Volatile.Read(ref _keeper).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
+#pragma warning restore VSTHRD003
+    }
+
+    /// <summary>Releases the keeper's stop token; call after <see cref="StopKeeperAsync"/>.</summary>
+    public void Dispose() => _stopKeeper.Dispose();
 
     /// <summary>Waits until no message of the session is out, up to <paramref name="maxWait"/>; false when one still is.</summary>
     public async Task<bool> WaitUntilIdleAsync(TimeSpan maxWait, TimeProvider clock, CancellationToken cancellationToken)
@@ -150,4 +213,64 @@ internal sealed class SessionLock
     }
 
     public override string ToString() => $"session '{SessionId}' of the {Entity}";
+
+    private void ScheduleKeeper(TimeSpan? after)
+    {
+        if (_stopKeeper.IsCancellationRequested || IsLost || _timer is not { } timer)
+        {
+            return;
+        }
+
+        var wait = after ?? LockedUntil - _renewAhead - _clock.GetUtcNow();
+        try
+        {
+            timer.Change(wait > TimeSpan.Zero ? wait : TimeSpan.Zero, Timeout.InfiniteTimeSpan);
+        }
+        catch (ObjectDisposedException)
+        {
+            // stopped meanwhile
+        }
+    }
+
+    private void OnKeeperDue() => Volatile.Write(ref _keeper, RenewFromKeeperAsync());
+
+    private async Task RenewFromKeeperAsync()
+    {
+        var stop = _stopKeeper.Token;
+        if (stop.IsCancellationRequested || IsLost)
+        {
+            return;
+        }
+
+        if (LockedUntil - _renewAhead > _clock.GetUtcNow())
+        {
+            ScheduleKeeper(null); // the pump's keeper renewed it meanwhile
+            return;
+        }
+
+        try
+        {
+            await RenewAsync(stop).ConfigureAwait(false);
+            ScheduleKeeper(null);
+        }
+        catch (LeaseLostException)
+        {
+            // RenewAsync marked the session lost
+        }
+        catch (OperationCanceledException) when (stop.IsCancellationRequested)
+        {
+            // stopped
+        }
+        catch (Exception ex)
+        {
+            var now = _clock.GetUtcNow();
+            if (LockedUntil <= now)
+            {
+                MarkLost(new LeaseLostException($"The lock of {this} expired at {LockedUntil:O}: no renewal succeeded before it ({ex.Message}).", ex));
+                return;
+            }
+
+            ScheduleKeeper(TimeSpan.FromTicks(Math.Clamp((LockedUntil - now).Ticks / 4, TimeSpan.TicksPerMillisecond * 100, TimeSpan.TicksPerSecond)));
+        }
+    }
 }

@@ -10,6 +10,14 @@ public sealed partial class PriorityMessagePump
     /// </summary>
     internal void RunHandler(MessageContext context)
     {
+        if (context.IsClaimed)
+        {
+            // The lease keeper found the lease lost (or the stop path claimed the message) before the handler started:
+            // the broker may already deliver the message elsewhere, so this delivery never reaches the handler.
+            EndProcessing(context);
+            return;
+        }
+
         Task? handled = null;
         try
         {
@@ -101,7 +109,8 @@ public sealed partial class PriorityMessagePump
 
     /// <summary>
     /// The last step: finishes the message and ends the processing lane's tracked work (a graceful stop of the
-    /// scheduler waits for it, as for <see cref="Lane.Run(Func{Task})"/>).
+    /// scheduler waits for it, as for <see cref="Lane.Run(Func{Task})"/>); then tells a message that listens
+    /// (<see cref="IHandlerEndListener"/>) that its handler is over.
     /// </summary>
     internal void EndProcessing(MessageContext context)
     {
@@ -113,6 +122,7 @@ public sealed partial class PriorityMessagePump
         finally
         {
             ProcessingLane.EndTracked();
+            (context.Message as IHandlerEndListener)?.OnHandlerEnded();
         }
     }
 

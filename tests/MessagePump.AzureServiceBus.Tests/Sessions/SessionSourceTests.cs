@@ -81,6 +81,53 @@ public sealed class SessionSourceTests
     }
 
     [Fact]
+    public async Task A_held_session_with_no_message_out_keeps_its_lock_renewed_without_a_receive()
+    {
+        await using var source = Source();
+
+        // No receive at all (a pump at capacity with other sessions' messages does not ask): the lock is renewed
+        // when half of it is left, and again after each renewal, so it never runs out while the session is held.
+        _clock.Advance(TimeSpan.FromSeconds(14));
+        _receiver.Calls.Should().NotContain("renew-session");
+        _clock.Advance(TimeSpan.FromSeconds(1));
+        _receiver.Calls.Should().ContainSingle(c => c == "renew-session");
+        for (var i = 0; i < 4; i++)
+        {
+            _clock.Advance(TimeSpan.FromSeconds(30));
+        }
+
+        _receiver.Calls.Count(c => c == "renew-session").Should().Be(5);
+        source.SessionLockedUntil.Should().BeAfter(_clock.GetUtcNow());
+        source.IsSessionLost.Should().BeFalse();
+    }
+
+    [Fact]
+    public async Task Disposing_the_source_stops_renewing_the_session_lock()
+    {
+        var source = Source();
+        await source.DisposeAsync();
+
+        _clock.Advance(TimeSpan.FromSeconds(60));
+
+        _receiver.Calls.Should().NotContain("renew-session");
+    }
+
+    [Fact]
+    public async Task A_message_received_after_the_session_lock_ran_out_is_not_handed_out()
+    {
+        // The lock is never renewed in time (the broker fails every renewal transiently) and runs out at 30 s; a
+        // message that comes afterwards is not handed out, and the session is lost.
+        _receiver.RenewFailure = new ServiceBusException("busy", ServiceBusFailureReason.ServiceBusy);
+        await using var source = Source();
+        _clock.Advance(TimeSpan.FromSeconds(31));
+        _receiver.Enqueue(Received("1"));
+
+        (await source.ReceiveBatchAsync(1)).Should().BeEmpty();
+
+        source.IsSessionLost.Should().BeTrue();
+    }
+
+    [Fact]
     public async Task An_abandoned_message_comes_back_before_the_next_one()
     {
         var one = Received("1");

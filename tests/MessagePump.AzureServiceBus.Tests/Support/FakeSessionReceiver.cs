@@ -26,6 +26,8 @@ internal sealed class FakeSessionReceiver : ServiceBusSessionReceiver
 
     public override string EntityPath => Path;
 
+    public override string FullyQualifiedNamespace { get; } = $"fake-{Guid.NewGuid():N}"; // one namespace per receiver: the process-wide session guard keeps tests apart
+
     public override ServiceBusReceiveMode ReceiveMode => ServiceBusReceiveMode.PeekLock;
 
     public override bool IsClosed => false;

@@ -1,0 +1,50 @@
+using Azure.Messaging.ServiceBus;
+using PriorityAsync.MessagePump.AzureServiceBus.Internal;
+using PriorityAsync.MessagePump.AzureServiceBus.Tests.Support;
+
+namespace PriorityAsync.MessagePump.AzureServiceBus.Tests.Sessions;
+
+/// <summary>A message whose session lock the pump finds lost before its handler starts never reaches the handler.</summary>
+[Collection(RealTimeCollection.Name)]
+public sealed class LostBeforeHandlerTests
+{
+    [Fact]
+    public async Task A_message_whose_lease_is_lost_before_its_handler_starts_never_reaches_the_handler()
+    {
+        // The session lock has already run out by the last renewal answered when the message arrives, so the pump's lease keeper renews it at once
+        // (the lease lane runs ahead of the processing lane that starts the handler), and the broker says it is lost.
+        var receiver = new FakeSessionReceiver("s", DateTimeOffset.UtcNow - TimeSpan.FromSeconds(1))
+        {
+            RenewFailure = new ServiceBusException("session lock lost", ServiceBusFailureReason.SessionLockLost),
+        };
+        var session = new SessionLock(receiver, ServiceBusEntity.Queue("orders"));
+        var message = new ServiceBusLeasedMessage(receiver, Messages.Received("1", receiver.LockedUntil, sessionId: "s"), ServiceBusEntity.Queue("orders"), session);
+        var source = new OneMessageSource(message);
+        var handled = 0;
+
+        var stats = await PumpRun.UntilAsync(
+            source,
+            (_, _) =>
+            {
+                Interlocked.Increment(ref handled);
+                return Task.CompletedTask;
+            },
+            () => session.IsLost,
+            "the session lock to be found lost");
+
+        handled.Should().Be(0, "the lease was lost before the handler started: the broker may deliver the message elsewhere");
+        stats.LeasesLost.Should().Be(1);
+        stats.Completed.Should().Be(0);
+        receiver.Calls.Should().Contain("renew-session").And.NotContain(c => c.StartsWith("complete", StringComparison.Ordinal));
+    }
+
+    private sealed class OneMessageSource(ILeasedMessage message) : IMessageSource
+    {
+        private int _taken;
+
+        public TimeSpan? LockDuration => TimeSpan.FromSeconds(30);
+
+        public Task<ILeasedMessage?> ReceiveAsync(CancellationToken cancellationToken = default) =>
+            Task.FromResult(Interlocked.Exchange(ref _taken, 1) == 0 ? message : null);
+    }
+}
