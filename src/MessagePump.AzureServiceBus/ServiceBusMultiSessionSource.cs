@@ -347,14 +347,25 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
         return true;
     }
 
-    private static async Task CloseAsync(ServiceBusSessionMessageSource session)
+    /// <summary>
+    /// Closes a session: its keeper stops and its receiver closes, which releases the session at the broker (its
+    /// messages, locked with the session, come back to it). A receive still pending on it is waited for up to the
+    /// source's receive wait, not longer: on a closed receiver the 7.21 client can hold it until its operation timeout
+    /// (60 s by default: a host's disposal waited that long for one session), and whatever it may still bring belongs to
+    /// the released session. Its outcome is observed when it ends.
+    /// </summary>
+    private async Task CloseAsync(ServiceBusSessionMessageSource session)
     {
         session.Lock.Idle = null;
         await session.DisposeAsync().ConfigureAwait(false);
         if (session.PendingReceive is { } pending)
         {
             session.PendingReceive = null;
-            await ((Task)pending).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing); // a closed receiver ends it
+            await ((Task)pending).WaitAsync(_options.MaxWaitTime, _clock).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
+            if (!pending.IsCompleted)
+            {
+                _ = pending.ContinueWith(static t => _ = t.Exception, CancellationToken.None, TaskContinuationOptions.OnlyOnFaulted | TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
+            }
         }
     }
 
