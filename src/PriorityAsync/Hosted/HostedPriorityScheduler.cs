@@ -18,7 +18,8 @@ namespace PriorityAsync;
 /// <para>
 /// The host must run what is posted to it on one thread, one callback at a time, in the order posted (FIFO). A dispatch
 /// found on a second thread, or running while another runs, stops the scheduler with an
-/// <see cref="InvalidOperationException"/> (thrown into the host and faulting <see cref="Completion"/>); a host whose
+/// <see cref="InvalidOperationException"/> that faults <see cref="Completion"/> (nothing is thrown into the host, whose
+/// posts may then run on the thread pool, where a thrown exception would end the process); a host whose
 /// <see cref="SynchronizationContext.Post"/> throws (its thread has ended) does too. Either way the work still queued is
 /// rejected onto the thread pool and counted in <see cref="PriorityScheduler.RejectedWorkCount"/>, never dropped. The
 /// scheduler holds one operation on the host (<see cref="SynchronizationContext.OperationStarted"/>) from construction
@@ -204,16 +205,16 @@ public sealed class HostedPriorityScheduler : PriorityScheduler, IDisposable, IA
         var first = Interlocked.CompareExchange(ref _hostThreadId, thread, 0);
         if (first != 0 && first != thread)
         {
-            var error = new InvalidOperationException($"{this}: the dispatch ran on thread {thread}, but the host ran it on thread {first} before; the host must run its posts on one thread.");
-            Fail(error);
-            throw error;
+            // Never thrown into the host: a host that breaks the contract may run its posts on the thread pool, where an
+            // exception thrown by the callback would end the process.
+            Fail(new InvalidOperationException($"{this}: the dispatch ran on thread {thread}, but the host ran it on thread {first} before; the host must run its posts on one thread."));
+            return;
         }
 
         if (Interlocked.Exchange(ref _dispatching, 1) != 0)
         {
-            var error = new InvalidOperationException($"{this}: two dispatches ran at once; the host must run its posts one at a time.");
-            Fail(error);
-            throw error;
+            Fail(new InvalidOperationException($"{this}: two dispatches ran at once; the host must run its posts one at a time."));
+            return;
         }
 
         try

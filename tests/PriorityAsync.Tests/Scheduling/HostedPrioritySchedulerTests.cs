@@ -231,6 +231,7 @@ public class HostedPrioritySchedulerTests(ITestOutputHelper output)
         await completion.Should().ThrowAsync<InvalidOperationException>().WithMessage("*one thread*");
         await second.Task.WaitAsync(Bounded.Generous); // rejected onto the pool, not lost
         scheduler.RejectedWorkCount.Should().Be(1);
+        host.Errors.Should().BeEmpty("nothing is thrown into a host that may run its posts on the thread pool");
     }
 
     /// <summary>A derived context that is never posted to (construction checks only).</summary>
