@@ -55,7 +55,6 @@ public sealed partial class PriorityMessagePump : IAsyncDisposable
     private TaskCompletionSource? _capacityWaiter;
     private bool _receiveCallUnderWay; // a receive call has begun in the lease lane and not yet started its messages; under _gate
     private TaskCompletionSource? _receiveCallEnded; // what the stop waits on while it is (ReceiveCallEndedAsync); under _gate
-    private Task _receiveLoop = Task.CompletedTask;
     private TaskCompletionSource? _stopped;
     private State _state;
     private bool _disposed;
@@ -145,7 +144,9 @@ public sealed partial class PriorityMessagePump : IAsyncDisposable
             }
 
             var token = _receiveCancellation.Token;
-            _receiveLoop = ReceiveLane.Run(() => ReceiveLoopAsync(token)); // throws, unwrapped, on a stopped scheduler
+            // Throws, unwrapped, on a stopped scheduler. Not awaited by the stop (see StopCoreAsync): it ends by itself once
+            // stopped, and a graceful stop of the scheduler waits for it as for any Lane.Run.
+            _ = ReceiveLane.Run(() => ReceiveLoopAsync(token));
             StartKeeper();
             _state = State.Running;
         }
