@@ -67,9 +67,10 @@ public sealed class ServiceBusPumpProcessorOptions
     /// <summary>
     /// Gets or sets how long <see cref="ServiceBusPumpProcessor.StopProcessingAsync"/> lets running handlers finish
     /// before it cancels their tokens and abandons their messages (<see cref="MessagePumpOptions.ShutdownTimeout"/>).
-    /// Default 30 seconds.
+    /// Default 25 seconds (<see cref="MessagePumpOptions.DefaultShutdownTimeout"/>): 5 s below the generic host's default
+    /// shutdown timeout, so that a hosted processor stopped with the defaults returns before the host gives up on it.
     /// </summary>
-    public TimeSpan ShutdownTimeout { get; set; } = TimeSpan.FromSeconds(30);
+    public TimeSpan ShutdownTimeout { get; set; } = MessagePumpOptions.DefaultShutdownTimeout;
 
     /// <summary>
     /// Gets or sets the scheduler whose lanes the processor runs in. <see langword="null"/> (the default): the processor

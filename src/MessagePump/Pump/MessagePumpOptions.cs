@@ -76,9 +76,21 @@ public sealed class MessagePumpOptions
 
     /// <summary>
     /// Gets or sets how long <see cref="PriorityMessagePump.StopAsync"/> lets messages in flight finish before it cancels their
-    /// handlers and abandons them. Defaults to 30 s; zero or positive, or <see cref="Timeout.InfiniteTimeSpan"/>.
+    /// handlers and abandons them. Defaults to 25 s (<see cref="DefaultShutdownTimeout"/>); zero or positive, or
+    /// <see cref="Timeout.InfiniteTimeSpan"/>.
     /// </summary>
-    public TimeSpan ShutdownTimeout { get; set; } = TimeSpan.FromSeconds(30);
+    /// <remarks>
+    /// The default is 5 s below the generic host's default shutdown timeout (<c>HostOptions.ShutdownTimeout</c>, 30 s), so
+    /// that a hosted pump stopped with the defaults has abandoned what is left and returned before the host gives up on
+    /// it. Hosted, keep it a few seconds below the host's (and the host's below your orchestrator's grace period).
+    /// </remarks>
+    public TimeSpan ShutdownTimeout { get; set; } = DefaultShutdownTimeout;
+
+    /// <summary>
+    /// The default <see cref="ShutdownTimeout"/>, 25 s: 5 s below the generic host's default shutdown timeout (30 s), left
+    /// for the abandons and settlements of a stop to reach the broker.
+    /// </summary>
+    public static readonly TimeSpan DefaultShutdownTimeout = TimeSpan.FromSeconds(25);
 
     /// <summary>Gets or sets the lane of lease renewal and settlement. Defaults to <see cref="LanePriority.Lease"/>.</summary>
     public LanePriority LeaseLane { get; set; } = LanePriority.Lease;
