@@ -63,22 +63,6 @@ public sealed class ServiceParityTests
     }
 
     [Fact]
-    public async Task A_body_of_several_data_sections_arrives_whole_and_in_order()
-    {
-        await using var harness = await BrokerHarness.StartAsync();
-        harness.Broker.CreateQueue("sections");
-        await using var sender = harness.Client.CreateSender("sections");
-        var body = AmqpMessageBody.FromData([new byte[] { 1, 2, 3 }, new byte[] { 4, 5, 6, 7 }]);
-        await sender.SendMessageAsync(new ServiceBusMessage(new AmqpAnnotatedMessage(body)) { MessageId = "m" });
-        await using var receiver = harness.Client.CreateReceiver("sections");
-
-        var received = await Receive.OneAsync(receiver);
-
-        received.GetRawAmqpMessage().Body.TryGetData(out var sections).Should().BeTrue();
-        sections!.Select(s => s.ToArray()).Should().BeEquivalentTo(new[] { new byte[] { 1, 2, 3 }, new byte[] { 4, 5, 6, 7 } }, o => o.WithStrictOrdering());
-    }
-
-    [Fact]
     public async Task Dead_lettering_without_a_reason_leaves_it_unset_and_keeps_every_property_type()
     {
         await using var harness = await BrokerHarness.StartAsync();
@@ -105,34 +89,6 @@ public sealed class ServiceParityTests
             message.ApplicationProperties["at"].Should().Be(at);
             message.ApplicationProperties["text"].Should().Be("t");
         }
-    }
-
-    [Fact]
-    public async Task A_message_over_the_standard_tiers_256_KB_is_refused_unless_the_premium_limit_is_set()
-    {
-        var payload = new byte[300 * 1024];
-        await using (var standard = await ServiceBusTestBroker.StartAsync(new ServiceBusTestBrokerOptions { TimeProvider = new FakeTimeProvider(DateTimeOffset.UtcNow) }))
-        {
-            var queue = standard.CreateQueue("big");
-            await using var client = new ServiceBusClient(standard.ConnectionString, BrokerHarness.ClientOptions(maxRetries: 0));
-            await using var sender = client.CreateSender("big");
-
-            var send = () => sender.SendMessageAsync(new ServiceBusMessage(payload));
-
-            (await send.Should().ThrowAsync<ServiceBusException>()).Which.Reason.Should().Be(ServiceBusFailureReason.MessageSizeExceeded);
-            queue.ActiveCount.Should().Be(0);
-        }
-
-        await using var premium = await ServiceBusTestBroker.StartAsync(new ServiceBusTestBrokerOptions
-        {
-            TimeProvider = new FakeTimeProvider(DateTimeOffset.UtcNow),
-            MaxMessageSizeInBytes = 1024 * 1024,
-        });
-        var premiumQueue = premium.CreateQueue("big");
-        await using var premiumClient = new ServiceBusClient(premium.ConnectionString, BrokerHarness.ClientOptions(maxRetries: 0));
-        await using var premiumSender = premiumClient.CreateSender("big");
-        await premiumSender.SendMessageAsync(new ServiceBusMessage(payload));
-        premiumQueue.ActiveCount.Should().Be(1);
     }
 
     [Fact]

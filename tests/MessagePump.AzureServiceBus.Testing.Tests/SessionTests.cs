@@ -155,18 +155,4 @@ public sealed class SessionTests
             await Task.Delay(10, bound.Token);
         }
     }
-
-    [Fact]
-    public async Task A_session_entity_refuses_a_message_without_a_session_id()
-    {
-        await using var harness = await BrokerHarness.StartAsync(maxRetries: 0);
-        var queue = harness.Broker.CreateQueue("strict", Sessions);
-        await using var sender = harness.Client.CreateSender("strict");
-
-        var send = () => sender.SendMessageAsync(new ServiceBusMessage("x"));
-
-        await send.Should().ThrowAsync<Exception>();
-        queue.ActiveCount.Should().Be(0);
-        FluentActions.Invoking(() => queue.Send("x"u8.ToArray())).Should().Throw<ArgumentException>().Which.ParamName.Should().Be("sessionId");
-    }
 }
