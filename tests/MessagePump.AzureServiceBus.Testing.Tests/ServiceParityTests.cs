@@ -26,43 +26,6 @@ public sealed class ServiceParityTests
     }
 
     [Fact]
-    public async Task Deferred_and_scheduled_messages_carry_their_state()
-    {
-        await using var harness = await BrokerHarness.StartAsync();
-        harness.Broker.CreateQueue("states");
-        await using var sender = harness.Client.CreateSender("states");
-        await sender.SendMessageAsync(new ServiceBusMessage("d") { MessageId = "d" });
-        var scheduled = await sender.ScheduleMessageAsync(new ServiceBusMessage("s") { MessageId = "s" }, harness.Clock.GetUtcNow().AddMinutes(5));
-        await using var receiver = harness.Client.CreateReceiver("states");
-        var received = await Receive.OneAsync(receiver);
-        received.State.Should().Be(ServiceBusMessageState.Active);
-        await receiver.DeferMessageAsync(received);
-
-        var peeked = await receiver.PeekMessagesAsync(10);
-        var deferred = await receiver.ReceiveDeferredMessageAsync(received.SequenceNumber);
-
-        peeked.Select(m => (m.MessageId, m.State)).Should().Equal(("d", ServiceBusMessageState.Deferred), ("s", ServiceBusMessageState.Scheduled));
-        peeked[1].SequenceNumber.Should().Be(scheduled);
-        deferred.State.Should().Be(ServiceBusMessageState.Deferred);
-    }
-
-    [Fact]
-    public async Task Received_and_peeked_messages_carry_their_enqueue_sequence_number()
-    {
-        await using var harness = await BrokerHarness.StartAsync();
-        var queue = harness.Broker.CreateQueue("enqueue-sequence");
-        queue.Send("1"u8.ToArray(), messageId: "one");
-        queue.Send("2"u8.ToArray(), messageId: "two");
-        await using var receiver = harness.Client.CreateReceiver("enqueue-sequence");
-
-        var peeked = await receiver.PeekMessagesAsync(10);
-        var received = await Receive.ExactlyAsync(receiver, 2);
-
-        peeked.Should().HaveCount(2).And.OnlyContain(m => m.EnqueuedSequenceNumber > 0 && m.EnqueuedSequenceNumber == m.SequenceNumber);
-        received.Should().OnlyContain(m => m.EnqueuedSequenceNumber > 0 && m.EnqueuedSequenceNumber == m.SequenceNumber);
-    }
-
-    [Fact]
     public async Task Dead_lettering_without_a_reason_leaves_it_unset_and_keeps_every_property_type()
     {
         await using var harness = await BrokerHarness.StartAsync();
