@@ -128,28 +128,6 @@ public sealed class LockTests
     }
 
     [Fact]
-    public async Task Dead_lettering_carries_the_reason_and_description()
-    {
-        await using var harness = await BrokerHarness.StartAsync();
-        var queue = harness.Broker.CreateQueue("dlq");
-        queue.Send("x"u8.ToArray(), messageId: "d");
-        await using var receiver = harness.Client.CreateReceiver("dlq");
-        var message = await Receive.OneAsync(receiver);
-
-        await receiver.DeadLetterMessageAsync(message, "Unparseable", "field 'amount' is missing");
-
-        var record = queue.DeadLetters.Should().ContainSingle().Subject;
-        record.Reason.Should().Be("Unparseable");
-        record.Description.Should().Be("field 'amount' is missing");
-        queue.LockedCount.Should().Be(0);
-        await using var deadLetters = harness.Client.CreateReceiver("dlq", new ServiceBusReceiverOptions { SubQueue = SubQueue.DeadLetter });
-        var dead = await Receive.OneAsync(deadLetters);
-        dead.DeadLetterReason.Should().Be("Unparseable");
-        dead.DeadLetterErrorDescription.Should().Be("field 'amount' is missing");
-        dead.Body.ToString().Should().Be("x");
-    }
-
-    [Fact]
     public async Task Properties_to_modify_on_abandon_and_dead_letter_change_the_application_properties()
     {
         await using var harness = await BrokerHarness.StartAsync();
