@@ -126,27 +126,4 @@ public sealed class LockTests
         queue.DeadLetters.Should().ContainSingle().Which.Reason.Should().Be("MaxDeliveryCountExceeded");
         queue.DeadLetterQueue!.ActiveCount.Should().Be(1);
     }
-
-    [Fact]
-    public async Task Properties_to_modify_on_abandon_and_dead_letter_change_the_application_properties()
-    {
-        await using var harness = await BrokerHarness.StartAsync();
-        var queue = harness.Broker.CreateQueue("modify");
-        queue.Send("x"u8.ToArray(), messageId: "m", applicationProperties: new Dictionary<string, object> { ["kept"] = "k", ["attempt"] = 0 });
-        await using var receiver = harness.Client.CreateReceiver("modify");
-
-        var first = await Receive.OneAsync(receiver);
-        await receiver.AbandonMessageAsync(first, new Dictionary<string, object> { ["attempt"] = 1, ["last-error"] = "timeout" });
-        var second = await Receive.OneAsync(receiver);
-        await receiver.DeadLetterMessageAsync(second, new Dictionary<string, object> { ["attempt"] = 2 }, "Gave up", "after two attempts");
-
-        second.ApplicationProperties["attempt"].Should().Be(1);
-        second.ApplicationProperties["last-error"].Should().Be("timeout");
-        second.ApplicationProperties["kept"].Should().Be("k");
-        await using var deadLetters = harness.Client.CreateReceiver("modify", new ServiceBusReceiverOptions { SubQueue = SubQueue.DeadLetter });
-        var dead = await Receive.OneAsync(deadLetters);
-        dead.ApplicationProperties["attempt"].Should().Be(2);
-        dead.DeadLetterReason.Should().Be("Gave up");
-        dead.DeadLetterErrorDescription.Should().Be("after two attempts");
-    }
 }

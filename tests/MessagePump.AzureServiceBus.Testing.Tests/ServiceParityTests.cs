@@ -26,35 +26,6 @@ public sealed class ServiceParityTests
     }
 
     [Fact]
-    public async Task Dead_lettering_without_a_reason_leaves_it_unset_and_keeps_every_property_type()
-    {
-        await using var harness = await BrokerHarness.StartAsync();
-        var queue = harness.Broker.CreateQueue("dead-letter-parity");
-        queue.Send("x"u8.ToArray(), messageId: "x");
-        queue.Send("y"u8.ToArray(), messageId: "y");
-        await using var receiver = harness.Client.CreateReceiver("dead-letter-parity");
-        var messages = await Receive.ExactlyAsync(receiver, 2);
-        var at = new DateTime(2026, 11, 28, 3, 0, 0, DateTimeKind.Utc);
-        var properties = new Dictionary<string, object> { ["count"] = 5, ["flag"] = true, ["at"] = at, ["text"] = "t" };
-
-        await receiver.DeadLetterMessageAsync(messages.Single(m => m.MessageId == "x"), properties);
-        await receiver.AbandonMessageAsync(messages.Single(m => m.MessageId == "y"), properties);
-        await using var deadLetters = harness.Client.CreateReceiver("dead-letter-parity", new ServiceBusReceiverOptions { SubQueue = SubQueue.DeadLetter });
-        var deadLettered = await Receive.OneAsync(deadLetters);
-        var abandoned = await Receive.OneAsync(receiver);
-
-        deadLettered.DeadLetterReason.Should().BeNull();
-        queue.DeadLetters.Single().Reason.Should().BeNull();
-        foreach (var message in new[] { deadLettered, abandoned })
-        {
-            message.ApplicationProperties["count"].Should().Be(5);
-            message.ApplicationProperties["flag"].Should().Be(true);
-            message.ApplicationProperties["at"].Should().Be(at);
-            message.ApplicationProperties["text"].Should().Be("t");
-        }
-    }
-
-    [Fact]
     public async Task Cancelling_an_unknown_scheduled_sequence_number_is_answered_message_not_found()
     {
         await using var harness = await BrokerHarness.StartAsync(maxRetries: 0);
