@@ -48,41 +48,6 @@ public sealed class LockTests
     }
 
     [Fact]
-    public async Task Renewing_a_lock_moves_its_expiry_from_now()
-    {
-        await using var harness = await BrokerHarness.StartAsync();
-        var queue = harness.Broker.CreateQueue("renew", new ServiceBusTestEntityOptions { LockDuration = TimeSpan.FromSeconds(20) });
-        queue.Send("x"u8.ToArray(), messageId: "x");
-        await using var receiver = harness.Client.CreateReceiver("renew");
-        var message = await Receive.OneAsync(receiver);
-
-        harness.Clock.Advance(TimeSpan.FromSeconds(15));
-        await receiver.RenewMessageLockAsync(message);
-
-        message.LockedUntil.Should().Be(harness.Clock.GetUtcNow() + TimeSpan.FromSeconds(20));
-        queue.RenewCount.Should().Be(1);
-        harness.Clock.Advance(TimeSpan.FromSeconds(15));
-        queue.LockedCount.Should().Be(1, "the renewed lock has 5 seconds left");
-        await receiver.CompleteMessageAsync(message);
-        queue.CompletionsOf("x").Should().Be(1);
-    }
-
-    [Fact]
-    public async Task Renewing_an_expired_lock_fails_with_message_lock_lost()
-    {
-        await using var harness = await BrokerHarness.StartAsync(maxRetries: 0);
-        var queue = harness.Broker.CreateQueue("late", new ServiceBusTestEntityOptions { LockDuration = TimeSpan.FromSeconds(5) });
-        queue.Send("x"u8.ToArray());
-        await using var receiver = harness.Client.CreateReceiver("late");
-        var message = await Receive.OneAsync(receiver);
-        harness.Clock.Advance(TimeSpan.FromSeconds(5));
-
-        var renew = () => receiver.RenewMessageLockAsync(message);
-
-        (await renew.Should().ThrowAsync<ServiceBusException>()).Which.Reason.Should().Be(ServiceBusFailureReason.MessageLockLost);
-    }
-
-    [Fact]
     public async Task Abandon_redelivers_and_the_max_delivery_count_moves_the_message_to_the_dead_letter_queue()
     {
         await using var harness = await BrokerHarness.StartAsync();
