@@ -1,8 +1,13 @@
 using Azure.Messaging.ServiceBus;
 
-namespace PriorityAsync.MessagePump.AzureServiceBus.Testing.Tests;
+namespace PriorityAsync.MessagePump.AzureServiceBus.Testing.Tests.Conformance;
 
-public sealed class LockTests
+/// <summary>
+/// The README's dialect, "Lock expiry and delivery count": an expired lock or an abandon counts a delivery; reaching
+/// MaxDeliveryCount moves the message to the dead-letter sub-queue with reason MaxDeliveryCountExceeded.
+/// </summary>
+[Trait("Conformance", "LockExpiry")]
+public sealed class ConformanceLockExpiry
 {
     [Fact]
     public async Task An_expired_lock_redelivers_the_message_with_its_delivery_count_raised()
