@@ -1,8 +1,13 @@
 using Azure.Messaging.ServiceBus;
 
-namespace PriorityAsync.MessagePump.AzureServiceBus.Testing.Tests;
+namespace PriorityAsync.MessagePump.AzureServiceBus.Testing.Tests.Conformance;
 
-public sealed class SessionTests
+/// <summary>
+/// The README's dialect, "Sessions": the session filter (a session id or the next available one), the attach answer's
+/// session id and lock, in-order delivery to the holder, release on close, a lost session's link detached.
+/// </summary>
+[Trait("Conformance", "Sessions")]
+public sealed class ConformanceSessions
 {
     private static readonly ServiceBusTestEntityOptions Sessions = new() { RequiresSession = true, LockDuration = TimeSpan.FromSeconds(30) };
 
@@ -141,6 +146,26 @@ public sealed class SessionTests
 
         session.SessionId.Should().Be("late");
         (await Receive.OneAsync(session)).MessageId.Should().Be("x");
+    }
+
+    [Fact]
+    public async Task A_receive_waiting_on_a_session_whose_lock_expires_ends_at_once_with_the_link_detached()
+    {
+        await using var harness = await BrokerHarness.StartAsync(maxRetries: 0);
+        var queue = harness.Broker.CreateQueue("lost-while-waiting", Sessions);
+        queue.Send("x"u8.ToArray(), messageId: "x", sessionId: "s");
+        await using var first = await harness.Client.AcceptSessionAsync("lost-while-waiting", "s");
+        await Receive.OneAsync(first);
+        // Nothing more in the session: this receive waits up to the hang bound unless the broker detaches the link.
+        var waiting = first.ReceiveMessagesAsync(1, BrokerHarness.HangBound);
+
+        harness.Clock.Advance(TimeSpan.FromSeconds(30));
+        var returned = await waiting;
+
+        returned.Should().BeEmpty();
+        await SessionLinkClosedAsync(first); // detached com.microsoft:session-lock-lost: the 7.21 client closes the receiver
+        await using var second = await harness.Client.AcceptSessionAsync("lost-while-waiting", "s");
+        (await Receive.OneAsync(second)).DeliveryCount.Should().Be(2);
     }
 
     /// <summary>
