@@ -58,4 +58,13 @@ public sealed class ValidationTests
         await broker.StopAsync();
         broker.IsListening.Should().BeFalse();
     }
+
+    [Fact]
+    public async Task DefaultMessageTimeToLive_must_be_positive()
+    {
+        await using var broker = await ServiceBusTestBroker.StartAsync();
+
+        FluentActions.Invoking(() => broker.CreateQueue("q", new ServiceBusTestEntityOptions { DefaultMessageTimeToLive = TimeSpan.Zero }))
+            .Should().Throw<ArgumentOutOfRangeException>().Which.Message.Should().Contain("DefaultMessageTimeToLive");
+    }
 }

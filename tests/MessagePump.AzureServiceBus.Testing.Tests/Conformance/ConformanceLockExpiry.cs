@@ -1,8 +1,13 @@
 using Azure.Messaging.ServiceBus;
 
-namespace PriorityAsync.MessagePump.AzureServiceBus.Testing.Tests;
+namespace PriorityAsync.MessagePump.AzureServiceBus.Testing.Tests.Conformance;
 
-public sealed class LockTests
+/// <summary>
+/// The README's dialect, "Lock expiry and delivery count": an expired lock or an abandon counts a delivery; reaching
+/// MaxDeliveryCount moves the message to the dead-letter sub-queue with reason MaxDeliveryCountExceeded.
+/// </summary>
+[Trait("Conformance", "LockExpiry")]
+public sealed class ConformanceLockExpiry
 {
     [Fact]
     public async Task An_expired_lock_redelivers_the_message_with_its_delivery_count_raised()
@@ -48,41 +53,6 @@ public sealed class LockTests
     }
 
     [Fact]
-    public async Task Renewing_a_lock_moves_its_expiry_from_now()
-    {
-        await using var harness = await BrokerHarness.StartAsync();
-        var queue = harness.Broker.CreateQueue("renew", new ServiceBusTestEntityOptions { LockDuration = TimeSpan.FromSeconds(20) });
-        queue.Send("x"u8.ToArray(), messageId: "x");
-        await using var receiver = harness.Client.CreateReceiver("renew");
-        var message = await Receive.OneAsync(receiver);
-
-        harness.Clock.Advance(TimeSpan.FromSeconds(15));
-        await receiver.RenewMessageLockAsync(message);
-
-        message.LockedUntil.Should().Be(harness.Clock.GetUtcNow() + TimeSpan.FromSeconds(20));
-        queue.RenewCount.Should().Be(1);
-        harness.Clock.Advance(TimeSpan.FromSeconds(15));
-        queue.LockedCount.Should().Be(1, "the renewed lock has 5 seconds left");
-        await receiver.CompleteMessageAsync(message);
-        queue.CompletionsOf("x").Should().Be(1);
-    }
-
-    [Fact]
-    public async Task Renewing_an_expired_lock_fails_with_message_lock_lost()
-    {
-        await using var harness = await BrokerHarness.StartAsync(maxRetries: 0);
-        var queue = harness.Broker.CreateQueue("late", new ServiceBusTestEntityOptions { LockDuration = TimeSpan.FromSeconds(5) });
-        queue.Send("x"u8.ToArray());
-        await using var receiver = harness.Client.CreateReceiver("late");
-        var message = await Receive.OneAsync(receiver);
-        harness.Clock.Advance(TimeSpan.FromSeconds(5));
-
-        var renew = () => receiver.RenewMessageLockAsync(message);
-
-        (await renew.Should().ThrowAsync<ServiceBusException>()).Which.Reason.Should().Be(ServiceBusFailureReason.MessageLockLost);
-    }
-
-    [Fact]
     public async Task Abandon_redelivers_and_the_max_delivery_count_moves_the_message_to_the_dead_letter_queue()
     {
         await using var harness = await BrokerHarness.StartAsync();
@@ -125,50 +95,5 @@ public sealed class LockTests
 
         queue.DeadLetters.Should().ContainSingle().Which.Reason.Should().Be("MaxDeliveryCountExceeded");
         queue.DeadLetterQueue!.ActiveCount.Should().Be(1);
-    }
-
-    [Fact]
-    public async Task Dead_lettering_carries_the_reason_and_description()
-    {
-        await using var harness = await BrokerHarness.StartAsync();
-        var queue = harness.Broker.CreateQueue("dlq");
-        queue.Send("x"u8.ToArray(), messageId: "d");
-        await using var receiver = harness.Client.CreateReceiver("dlq");
-        var message = await Receive.OneAsync(receiver);
-
-        await receiver.DeadLetterMessageAsync(message, "Unparseable", "field 'amount' is missing");
-
-        var record = queue.DeadLetters.Should().ContainSingle().Subject;
-        record.Reason.Should().Be("Unparseable");
-        record.Description.Should().Be("field 'amount' is missing");
-        queue.LockedCount.Should().Be(0);
-        await using var deadLetters = harness.Client.CreateReceiver("dlq", new ServiceBusReceiverOptions { SubQueue = SubQueue.DeadLetter });
-        var dead = await Receive.OneAsync(deadLetters);
-        dead.DeadLetterReason.Should().Be("Unparseable");
-        dead.DeadLetterErrorDescription.Should().Be("field 'amount' is missing");
-        dead.Body.ToString().Should().Be("x");
-    }
-
-    [Fact]
-    public async Task Properties_to_modify_on_abandon_and_dead_letter_change_the_application_properties()
-    {
-        await using var harness = await BrokerHarness.StartAsync();
-        var queue = harness.Broker.CreateQueue("modify");
-        queue.Send("x"u8.ToArray(), messageId: "m", applicationProperties: new Dictionary<string, object> { ["kept"] = "k", ["attempt"] = 0 });
-        await using var receiver = harness.Client.CreateReceiver("modify");
-
-        var first = await Receive.OneAsync(receiver);
-        await receiver.AbandonMessageAsync(first, new Dictionary<string, object> { ["attempt"] = 1, ["last-error"] = "timeout" });
-        var second = await Receive.OneAsync(receiver);
-        await receiver.DeadLetterMessageAsync(second, new Dictionary<string, object> { ["attempt"] = 2 }, "Gave up", "after two attempts");
-
-        second.ApplicationProperties["attempt"].Should().Be(1);
-        second.ApplicationProperties["last-error"].Should().Be("timeout");
-        second.ApplicationProperties["kept"].Should().Be("k");
-        await using var deadLetters = harness.Client.CreateReceiver("modify", new ServiceBusReceiverOptions { SubQueue = SubQueue.DeadLetter });
-        var dead = await Receive.OneAsync(deadLetters);
-        dead.ApplicationProperties["attempt"].Should().Be(2);
-        dead.DeadLetterReason.Should().Be("Gave up");
-        dead.DeadLetterErrorDescription.Should().Be("after two attempts");
     }
 }

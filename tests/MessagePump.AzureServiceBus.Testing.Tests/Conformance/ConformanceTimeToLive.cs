@@ -1,9 +1,10 @@
 using Azure.Messaging.ServiceBus;
 
-namespace PriorityAsync.MessagePump.AzureServiceBus.Testing.Tests;
+namespace PriorityAsync.MessagePump.AzureServiceBus.Testing.Tests.Conformance;
 
-/// <summary>Time-to-live: the message's own, the entity's default, expiry on the broker's clock, dead-lettering on expiry.</summary>
-public sealed class TimeToLiveTests
+/// <summary>The README's dialect, "Time-to-live": the message's own, the entity's default, expiry on the broker's clock, dead-lettering on expiry.</summary>
+[Trait("Conformance", "TimeToLive")]
+public sealed class ConformanceTimeToLive
 {
     [Fact]
     public async Task A_message_TimeToLive_counts_from_its_enqueue_time_on_the_broker_clock()
@@ -115,15 +116,6 @@ public sealed class TimeToLiveTests
         queue.LockedCount.Should().Be(0);
         queue.ActiveCount.Should().Be(0);
         queue.DeadLetters.Should().ContainSingle().Which.Reason.Should().Be("TTLExpiredException");
-    }
-
-    [Fact]
-    public async Task DefaultMessageTimeToLive_must_be_positive()
-    {
-        await using var broker = await ServiceBusTestBroker.StartAsync();
-
-        FluentActions.Invoking(() => broker.CreateQueue("q", new ServiceBusTestEntityOptions { DefaultMessageTimeToLive = TimeSpan.Zero }))
-            .Should().Throw<ArgumentOutOfRangeException>().Which.Message.Should().Contain("DefaultMessageTimeToLive");
     }
 
     [Fact]
