@@ -15,11 +15,13 @@ internal static class PublicApiText
     /// No namespace is denied: PublicApiGenerator skips <c>System.*</c> and <c>Microsoft.*</c> by default, which left the
     /// service-collection extensions (<c>AddMessagePump</c>, <c>AddPriorityScheduler</c>, <c>AddServiceBusMessagePump</c>),
     /// declared in <c>Microsoft.Extensions.DependencyInjection</c> by the .NET convention, out of every baseline.
+    /// <c>DebuggerDisplay</c> is left out: what a debugger shows is no contract, and it names private fields.
     /// </summary>
     private static readonly ApiGeneratorOptions Options = new()
     {
         IncludeAssemblyAttributes = false,
         DenyNamespacePrefixes = [],
+        ExcludeAttributes = ["System.Diagnostics.DebuggerDisplayAttribute"],
     };
 
     /// <summary>The public API text of <paramref name="assembly"/>.</summary>

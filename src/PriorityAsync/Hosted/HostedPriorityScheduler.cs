@@ -1,4 +1,5 @@
 using System.Collections.Concurrent;
+using System.Diagnostics;
 using System.Diagnostics.CodeAnalysis;
 
 namespace PriorityAsync;
@@ -35,6 +36,7 @@ namespace PriorityAsync;
 /// is not advanced by the scheduler: the host's loop is not its own.
 /// </para>
 /// </remarks>
+[DebuggerDisplay("HostedPriorityScheduler {Name,nq}: {Acceptance}, dispatch posted {_posted}, dispatching {_dispatching}")]
 public sealed class HostedPriorityScheduler : PriorityScheduler, IDisposable, IAsyncDisposable
 {
     /// <summary>The slice budget when none is given.</summary>

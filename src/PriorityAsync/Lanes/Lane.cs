@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using System.Diagnostics.CodeAnalysis;
 
 namespace PriorityAsync;
@@ -12,6 +13,7 @@ namespace PriorityAsync;
 /// operation completes, usually on the .NET thread pool. Use <see cref="PriorityScheduler.YieldTo(LanePriority)"/> to
 /// come back.
 /// </remarks>
+[DebuggerDisplay("Lane {Name,nq} (rank {Priority.Rank}): {QueueLength} queued, scheduler {Scheduler.Name,nq}")]
 public sealed class Lane
 {
     private readonly LaneSynchronizationContext _synchronizationContext;

@@ -1,3 +1,5 @@
+using System.Diagnostics;
+
 namespace PriorityAsync;
 
 public abstract partial class PriorityScheduler
@@ -17,6 +19,8 @@ public abstract partial class PriorityScheduler
         get => _acceptance;
         set
         {
+            Debug.Assert(Monitor.IsEntered(Gate), "The acceptance state changes under the scheduler's Gate.");
+            Debug.Assert(value >= _acceptance, $"The acceptance state only moves forward: {_acceptance} -> {value}.");
             _acceptance = value;
             Interlocked.MemoryBarrier();
         }
@@ -71,7 +75,9 @@ public abstract partial class PriorityScheduler
 
     internal void OperationCompleted()
     {
-        if (Interlocked.Decrement(ref _outstandingOperations) == 0)
+        var outstanding = Interlocked.Decrement(ref _outstandingOperations);
+        Debug.Assert(outstanding >= 0, "An async void operation completed that was never started.");
+        if (outstanding == 0)
         {
             OnWorkAvailable(AnyLane);
             SignalIfDrained();
@@ -93,7 +99,9 @@ public abstract partial class PriorityScheduler
     /// <summary>Ends one outstanding run.</summary>
     internal void RunCompleted()
     {
-        if (Interlocked.Decrement(ref _outstandingRuns) == 0)
+        var outstanding = Interlocked.Decrement(ref _outstandingRuns);
+        Debug.Assert(outstanding >= 0, "A lane run ended that was never counted.");
+        if (outstanding == 0)
         {
             SignalIfDrained();
         }

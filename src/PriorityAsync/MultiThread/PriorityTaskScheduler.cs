@@ -1,4 +1,5 @@
 using System.Collections.Concurrent;
+using System.Diagnostics;
 using System.Diagnostics.CodeAnalysis;
 
 namespace PriorityAsync;
@@ -20,6 +21,7 @@ namespace PriorityAsync;
 /// flight and its continuations finish (up to <see cref="PriorityScheduler.ShutdownTimeout"/>), then stops the workers.
 /// </para>
 /// </remarks>
+[DebuggerDisplay("PriorityTaskScheduler {Name,nq}: {Acceptance}, {Mode}, {WorkerCount} workers + {ReservedWorkerCount} reserved; searching {_searchingWorkers}, parked {_parkedWorkers}, pending wakes {_pendingWakes}, idle reserved {_idleReserved}, runners {_activeRunners}, exited {_exitedWorkers}")]
 public sealed class PriorityTaskScheduler : PriorityScheduler, IDisposable, IAsyncDisposable
 {
     private readonly TaskCompletionSource _completion = new(TaskCreationOptions.RunContinuationsAsynchronously);
@@ -256,9 +258,11 @@ public sealed class PriorityTaskScheduler : PriorityScheduler, IDisposable, IAsy
             {
                 Interlocked.Decrement(ref _parkedWorkers);
                 Interlocked.Increment(ref _searchingWorkers);
+                AssertInvariantsLocked();
                 return;
             }
 
+            AssertInvariantsLocked();
             Monitor.Wait(Gate);
             Interlocked.Decrement(ref _parkedWorkers);
             if (_pendingWakes > 0)
@@ -269,6 +273,8 @@ public sealed class PriorityTaskScheduler : PriorityScheduler, IDisposable, IAsy
             {
                 Interlocked.Increment(ref _searchingWorkers); // woken by a close
             }
+
+            AssertInvariantsLocked();
         }
     }
 
@@ -307,8 +313,11 @@ public sealed class PriorityTaskScheduler : PriorityScheduler, IDisposable, IAsy
                     if (IsReady(_reservedLanes) || Acceptance >= AcceptanceState.Closing)
                     {
                         Interlocked.Decrement(ref _idleReserved);
+                        AssertInvariantsLocked();
                         continue;
                     }
+
+                    AssertInvariantsLocked();
                 }
 
                 _reservedWake.Wait();
@@ -470,6 +479,8 @@ public sealed class PriorityTaskScheduler : PriorityScheduler, IDisposable, IAsy
                 Interlocked.Increment(ref _searchingWorkers); // counts as searching from now: later posts wake no one
                 Monitor.Pulse(Gate);
             }
+
+            AssertInvariantsLocked();
         }
     }
 
@@ -483,6 +494,8 @@ public sealed class PriorityTaskScheduler : PriorityScheduler, IDisposable, IAsy
                 Volatile.Write(ref _idleReserved, _idleReserved - 1);
                 _reservedWake.Release();
             }
+
+            AssertInvariantsLocked();
         }
     }
 
@@ -495,6 +508,8 @@ public sealed class PriorityTaskScheduler : PriorityScheduler, IDisposable, IAsy
             _reservedWake.Release(_idleReserved);
             Volatile.Write(ref _idleReserved, 0);
         }
+
+        AssertInvariantsLocked();
     }
 
     /// <summary>
@@ -594,6 +609,7 @@ public sealed class PriorityTaskScheduler : PriorityScheduler, IDisposable, IAsy
 
     private bool TryMarkFinishedLocked()
     {
+        AssertInvariantsLocked();
         if (_finished)
         {
             return false;
@@ -625,5 +641,28 @@ public sealed class PriorityTaskScheduler : PriorityScheduler, IDisposable, IAsy
         {
             _completion.TrySetException(_exceptions);
         }
+    }
+
+    /// <summary>
+    /// Checks, in debug builds and under <see cref="PriorityScheduler.Gate"/>, that the worker counters agree: what
+    /// the lock guards (<c>_parkedWorkers</c>, <c>_pendingWakes</c>, <c>_idleReserved</c>, <c>_exitedWorkers</c>,
+    /// <c>_finished</c>) exactly, and the counters changed without it (<c>_searchingWorkers</c>, <c>_activeRunners</c>)
+    /// within the bounds that hold at every moment: each worker counts itself at most once, and a pending wake-up is a
+    /// searching worker the waker counted for a parked one.
+    /// </summary>
+    [Conditional("DEBUG")]
+    private void AssertInvariantsLocked()
+    {
+        Debug.Assert(Monitor.IsEntered(Gate), "The worker counters are checked under the scheduler's Gate.");
+        var dedicated = Mode == PriorityWorkerMode.DedicatedThreads ? WorkerCount : 0;
+        Debug.Assert(_pendingWakes >= 0 && _pendingWakes <= _parkedWorkers, $"0 <= pending wakes ({_pendingWakes}) <= parked workers ({_parkedWorkers})");
+        Debug.Assert(_parkedWorkers <= dedicated, $"parked workers ({_parkedWorkers}) <= dedicated workers ({dedicated})");
+        var searching = Volatile.Read(ref _searchingWorkers);
+        Debug.Assert(searching >= _pendingWakes && searching <= WorkerCount, $"pending wakes ({_pendingWakes}) <= searching workers ({searching}) <= WorkerCount ({WorkerCount})");
+        Debug.Assert(_idleReserved >= 0 && _idleReserved <= ReservedWorkerCount, $"0 <= idle reserved workers ({_idleReserved}) <= ReservedWorkerCount ({ReservedWorkerCount})");
+        var runners = Volatile.Read(ref _activeRunners);
+        Debug.Assert(runners >= 0 && runners <= WorkerCount && (runners == 0 || Mode == PriorityWorkerMode.ThreadPool), $"0 <= active runners ({runners}) <= WorkerCount ({WorkerCount}), and runners only in thread-pool mode");
+        Debug.Assert(_exitedWorkers >= 0 && _exitedWorkers <= _threads.Length, $"0 <= exited workers ({_exitedWorkers}) <= threads ({_threads.Length})");
+        Debug.Assert(!_finished || HasFinished, "a finished scheduler is closed or disposed");
     }
 }

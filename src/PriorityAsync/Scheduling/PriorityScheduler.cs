@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using System.Diagnostics.CodeAnalysis;
 
 namespace PriorityAsync;
@@ -11,6 +12,7 @@ namespace PriorityAsync;
 /// Two implementations: <see cref="PriorityAsyncContext"/> runs everything on one thread (the WinForms and asyncio
 /// model, with optional virtual time); <see cref="PriorityTaskScheduler"/> runs lanes on several workers.
 /// </remarks>
+[DebuggerDisplay("{GetType().Name,nq} {Name,nq}: {_acceptance}")]
 [SuppressMessage("Design", "CA1001:Types that own disposable fields should be disposable", Justification = "Adding IDisposable to this public abstract base would change the public API. Its constructor is private protected and both derived types (PriorityAsyncContext, PriorityTaskScheduler) are IDisposable and dispose the owned timer thread through ReleaseResources.")]
 public abstract partial class PriorityScheduler
 {

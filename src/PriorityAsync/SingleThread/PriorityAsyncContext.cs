@@ -33,6 +33,7 @@ namespace PriorityAsync;
 /// </para>
 /// <para>A context runs one entry point; create a new one for the next.</para>
 /// </remarks>
+[DebuggerDisplay("PriorityAsyncContext {Name,nq}: {Acceptance}, running {_running}, parked {_parked}")]
 public sealed class PriorityAsyncContext : PriorityScheduler, IDisposable
 {
     private readonly VirtualTimeProvider? _virtualClock;
@@ -154,6 +155,7 @@ public sealed class PriorityAsyncContext : PriorityScheduler, IDisposable
             bool dispose;
             lock (Gate)
             {
+                Debug.Assert(_started && _running, "Only a started run ends.");
                 _running = false;
                 dispose = _disposeWhenDone;
                 Acceptance = dispose ? AcceptanceState.Disposed : AcceptanceState.Closed;
