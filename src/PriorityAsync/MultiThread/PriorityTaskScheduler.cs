@@ -22,7 +22,7 @@ namespace PriorityAsync;
 /// </para>
 /// </remarks>
 [DebuggerDisplay("PriorityTaskScheduler {Name,nq}: {Acceptance}, {Mode}, {WorkerCount} workers + {ReservedWorkerCount} reserved; searching {_searchingWorkers}, parked {_parkedWorkers}, pending wakes {_pendingWakes}, idle reserved {_idleReserved}, runners {_activeRunners}, exited {_exitedWorkers}")]
-public sealed class PriorityTaskScheduler : PriorityScheduler, IDisposable, IAsyncDisposable
+public sealed class PriorityTaskScheduler : PriorityScheduler, IAsyncDisposable
 {
     private readonly TaskCompletionSource _completion = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private readonly ConcurrentQueue<Exception> _exceptions = new();
@@ -141,7 +141,7 @@ public sealed class PriorityTaskScheduler : PriorityScheduler, IDisposable, IAsy
     /// only signals, so it never deadlocks.
     /// </summary>
     [SuppressMessage("Usage", "VSTHRD002:Avoid problematic synchronous waits", Justification = "A synchronous Dispose that waits for the workers is the documented contract (like Thread.Join). Called from one of the scheduler's own workers (inside a lane) it only signals and does not wait, so the scheduler never waits for itself.")]
-    public void Dispose()
+    public override void Dispose()
     {
         RequestDispose();
         if (!IsWorkerThread)

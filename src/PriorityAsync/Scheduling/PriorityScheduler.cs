@@ -1,5 +1,4 @@
 using System.Diagnostics;
-using System.Diagnostics.CodeAnalysis;
 
 namespace PriorityAsync;
 
@@ -13,8 +12,7 @@ namespace PriorityAsync;
 /// model, with optional virtual time); <see cref="PriorityTaskScheduler"/> runs lanes on several workers.
 /// </remarks>
 [DebuggerDisplay("{GetType().Name,nq} {Name,nq}: {_acceptance}")]
-[SuppressMessage("Design", "CA1001:Types that own disposable fields should be disposable", Justification = "Adding IDisposable to this public abstract base would change the public API. Its constructor is private protected and both derived types (PriorityAsyncContext, PriorityTaskScheduler) are IDisposable and dispose the owned timer thread through ReleaseResources.")]
-public abstract partial class PriorityScheduler
+public abstract partial class PriorityScheduler : IDisposable
 {
     private static int s_instanceCount;
 
@@ -133,6 +131,14 @@ public abstract partial class PriorityScheduler
 
     /// <inheritdoc />
     public override string ToString() => $"{GetType().Name} '{Name}'";
+
+    /// <summary>
+    /// Stops the scheduler and releases what it owns (its dedicated timer thread, its metrics registration). Whether
+    /// it waits for work in flight is the derived type's: <see cref="PriorityTaskScheduler.Dispose"/> waits for its
+    /// workers, <see cref="PriorityAsyncContext.Dispose"/> takes effect when its run ends, and
+    /// <see cref="HostedPriorityScheduler.Dispose"/> waits for its host to run what is queued. Safe to call more than once.
+    /// </summary>
+    public abstract void Dispose();
 
     /// <summary>Stops the dedicated timer thread, if the scheduler owns one, and stops publishing the lanes' metrics.</summary>
     private protected void ReleaseResources()

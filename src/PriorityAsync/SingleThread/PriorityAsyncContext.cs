@@ -34,7 +34,7 @@ namespace PriorityAsync;
 /// <para>A context runs one entry point; create a new one for the next.</para>
 /// </remarks>
 [DebuggerDisplay("PriorityAsyncContext {Name,nq}: {Acceptance}, running {_running}, parked {_parked}")]
-public sealed class PriorityAsyncContext : PriorityScheduler, IDisposable
+public sealed class PriorityAsyncContext : PriorityScheduler
 {
     private readonly VirtualTimeProvider? _virtualClock;
     private bool _started;
@@ -68,7 +68,7 @@ public sealed class PriorityAsyncContext : PriorityScheduler, IDisposable
     /// Releases the context's timer thread. Called while the context runs (from inside or another thread), it takes
     /// effect when the run ends; it never waits for the run.
     /// </summary>
-    public void Dispose()
+    public override void Dispose()
     {
         lock (Gate)
         {
