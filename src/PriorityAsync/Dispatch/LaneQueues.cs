@@ -1,4 +1,5 @@
 using System.Collections.Concurrent;
+using System.Diagnostics;
 using System.Numerics;
 
 namespace PriorityAsync;
@@ -66,12 +67,14 @@ internal sealed class LaneQueues
                 return false;
             }
 
+            Debug.Assert((uint)Volatile.Read(ref _readyMask) >> _queues.Length == 0 || _queues.Length == 32, "The ready mask has a bit only for lanes that exist.");
             rank = BitOperations.TrailingZeroCount(mask);
             if (HasStarvationBounds)
             {
                 rank = ApplyStarvationBounds(rank, allowedLanes);
             }
 
+            Debug.Assert(rank < _queues.Length && (allowedLanes & (1 << rank)) != 0, $"The dispatch rule picked lane {rank}, which exists and is allowed.");
             var queue = _queues[rank];
             if (queue.TryDequeue(out item))
             {

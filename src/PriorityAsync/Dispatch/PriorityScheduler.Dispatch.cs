@@ -1,3 +1,5 @@
+using System.Runtime.ExceptionServices;
+
 namespace PriorityAsync;
 
 public abstract partial class PriorityScheduler
@@ -108,6 +110,108 @@ public abstract partial class PriorityScheduler
             // restore the thread's own before they wait, advance virtual time or exit. In between, dequeuing runs no
             // user code but the clock's GetTimestamp (with starvation bounds) and metric listeners.
             worker.CurrentLane = null;
+        }
+    }
+
+    /// <summary>Gets whether any lane in <paramref name="laneMask"/> has a ready item (one volatile read).</summary>
+    internal bool IsReady(int laneMask) => _queues.IsReady(laneMask);
+
+    internal int GetQueueLength(Lane lane) => _queues.Count(lane.Priority.Rank);
+
+    internal IEnumerable<Task> GetScheduledTasks(Lane lane) => _queues.GetScheduledTasks(lane.Priority.Rank);
+
+    /// <summary>Gets whether every lane is empty.</summary>
+    private protected bool AreLanesEmpty() => _queues.IsEmpty;
+
+    /// <summary>Runs <paramref name="callback"/> in <paramref name="lane"/> and blocks the calling (outside) thread until it has run.</summary>
+    internal void SendFromOutside(Lane lane, SendOrPostCallback callback, object? state)
+    {
+        using var done = new ManualResetEventSlim();
+        ExceptionDispatchInfo? failure = null;
+        Enqueue(
+            lane,
+            (SendOrPostCallback)(_ =>
+            {
+                try
+                {
+                    callback(state);
+                }
+                catch (Exception ex)
+                {
+                    failure = ExceptionDispatchInfo.Capture(ex);
+                }
+                finally
+                {
+                    done.Set();
+                }
+            }),
+            null);
+        done.Wait();
+        failure?.Throw();
+    }
+
+    /// <summary>
+    /// Gets whether the item running on the calling thread should yield: a more urgent lane of this scheduler has
+    /// ready work, or the slice has run longer than <see cref="YieldQuantum"/>. No lock and no clock: one thread-static
+    /// lookup of the calling worker, then a few field reads. Always <see langword="false"/> on a thread that is not
+    /// running this scheduler's work. In a tight loop that knows its lane, <see cref="Lane.HasMoreUrgentWork"/> is
+    /// cheaper (it ignores the quantum).
+    /// </summary>
+    public bool ShouldYield
+    {
+        get
+        {
+            var worker = t_worker;
+            return worker is not null
+                && ReferenceEquals(worker.Scheduler, this)
+                && worker.CurrentLane is { } lane
+                && (lane.HasMoreUrgentWork || worker.QuantumExpired);
+        }
+    }
+
+    /// <summary>
+    /// Reports a slice that is still running past <see cref="StallThreshold"/>: counts the stall and raises
+    /// <see cref="StallInProgress"/>. Runs on the clock's timer thread.
+    /// </summary>
+    internal void ReportStallInProgress(Lane lane, TimeSpan elapsed)
+    {
+        if (PriorityAsyncMetrics.Stalls.Enabled)
+        {
+            PriorityAsyncMetrics.Stalls.Add(1, PriorityAsyncMetrics.Tags(lane));
+        }
+
+        try
+        {
+            StallInProgress?.Invoke(this, new StallDetectedEventArgs(lane, elapsed));
+        }
+        catch (Exception)
+        {
+            // Raised on the timer thread: a handler's exception has nowhere to go, and the event says handlers must not throw.
+        }
+    }
+
+    private void EndTimedSlice(Lane lane, TimeSpan duration, bool stallCounted)
+    {
+        if (PriorityAsyncMetrics.SliceDuration.Enabled)
+        {
+            PriorityAsyncMetrics.SliceDuration.Record(duration.TotalSeconds, PriorityAsyncMetrics.Tags(lane));
+        }
+
+        if (StallThreshold is { } threshold && duration >= threshold)
+        {
+            if (!stallCounted && PriorityAsyncMetrics.Stalls.Enabled)
+            {
+                PriorityAsyncMetrics.Stalls.Add(1, PriorityAsyncMetrics.Tags(lane));
+            }
+
+            try
+            {
+                StallDetected?.Invoke(this, new StallDetectedEventArgs(lane, duration));
+            }
+            catch (Exception ex)
+            {
+                OnCallbackException(lane, ex);
+            }
         }
     }
 }

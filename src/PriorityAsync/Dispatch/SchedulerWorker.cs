@@ -1,7 +1,7 @@
 namespace PriorityAsync;
 
 /// <summary>The per-thread state of a thread that runs a scheduler's items: its lane, its slice and its counts.</summary>
-internal sealed partial class SchedulerWorker : IDisposable
+internal sealed class SchedulerWorker : IDisposable
 {
     // Per worker, so that workers never share a counter's cache line on the dispatch path.
     private readonly long[] _dispatched;
@@ -54,5 +54,69 @@ internal sealed partial class SchedulerWorker : IDisposable
     {
         _quantumAlarm?.Dispose();
         _stallAlarm?.Dispose();
+    }
+
+    /// <summary>
+    /// Installs <paramref name="lane"/>'s synchronization context on the calling thread unless it is already
+    /// current. The context stays installed after the item, so consecutive items of one lane pay for no switch;
+    /// <see cref="LeaveLaneContext"/> puts back the thread's own context before anything else runs on it.
+    /// </summary>
+    public void EnterLaneContext(Lane lane)
+    {
+        var current = SynchronizationContext.Current;
+        var laneContext = lane.SynchronizationContext;
+        if (ReferenceEquals(current, laneContext))
+        {
+            return;
+        }
+
+        if (!_inLaneContext)
+        {
+            _outerContext = current;
+            _inLaneContext = true;
+        }
+
+        SynchronizationContext.SetSynchronizationContext(laneContext);
+    }
+
+    /// <summary>Restores the synchronization context the thread had before <see cref="EnterLaneContext"/>.</summary>
+    public void LeaveLaneContext()
+    {
+        if (_inLaneContext)
+        {
+            _inLaneContext = false;
+            SynchronizationContext.SetSynchronizationContext(_outerContext);
+            _outerContext = null;
+        }
+    }
+
+    public void BeginSlice(long start)
+    {
+        var slice = Interlocked.Increment(ref _sliceCounter);
+        _sliceStart = start;
+        Volatile.Write(ref _slice, slice);
+        _quantumAlarm?.Arm(slice);
+        _stallAlarm?.Arm(slice);
+    }
+
+    /// <summary>Ends the slice; returns whether the stall watchdog already reported it (then it is not counted again).</summary>
+    public bool EndSlice()
+    {
+        var slice = _slice;
+        Volatile.Write(ref _slice, 0);
+        _quantumAlarm?.Disarm();
+        _stallAlarm?.Disarm();
+        _quantumExpired = false;
+        return Volatile.Read(ref _stallReportedSlice) == slice;
+    }
+
+    /// <summary>Called on the clock's timer thread while a slice is still running past the stall threshold.</summary>
+    private void OnStallInProgress(long slice)
+    {
+        if (CurrentLane is { } lane)
+        {
+            Volatile.Write(ref _stallReportedSlice, slice);
+            Scheduler.ReportStallInProgress(lane, Scheduler.Clock.GetElapsedTime(_sliceStart));
+        }
     }
 }

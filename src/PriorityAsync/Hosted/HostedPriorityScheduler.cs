@@ -1,4 +1,5 @@
 using System.Collections.Concurrent;
+using System.Diagnostics;
 using System.Diagnostics.CodeAnalysis;
 
 namespace PriorityAsync;
@@ -35,7 +36,8 @@ namespace PriorityAsync;
 /// is not advanced by the scheduler: the host's loop is not its own.
 /// </para>
 /// </remarks>
-public sealed class HostedPriorityScheduler : PriorityScheduler, IDisposable, IAsyncDisposable
+[DebuggerDisplay("HostedPriorityScheduler {Name,nq}: {Acceptance}, dispatch posted {_posted}, dispatching {_dispatching}")]
+public sealed class HostedPriorityScheduler : PriorityScheduler, IAsyncDisposable
 {
     /// <summary>The slice budget when none is given.</summary>
     private static readonly TimeSpan s_defaultSliceBudget = TimeSpan.FromMilliseconds(15);
@@ -125,7 +127,7 @@ public sealed class HostedPriorityScheduler : PriorityScheduler, IDisposable, IA
     /// needs), waits until it has stopped. Never throws the work's exceptions (see <see cref="Completion"/>).
     /// </summary>
     [SuppressMessage("Usage", "VSTHRD002:Avoid problematic synchronous waits", Justification = "A synchronous Dispose that waits is the documented contract (like PriorityTaskScheduler's); on the host's thread it only signals, so it never waits for itself.")]
-    public void Dispose()
+    public override void Dispose()
     {
         Complete();
         if (!IsOnHostThread)

@@ -1,4 +1,4 @@
-using System.Diagnostics.CodeAnalysis;
+using System.Diagnostics;
 
 namespace PriorityAsync;
 
@@ -11,8 +11,8 @@ namespace PriorityAsync;
 /// Two implementations: <see cref="PriorityAsyncContext"/> runs everything on one thread (the WinForms and asyncio
 /// model, with optional virtual time); <see cref="PriorityTaskScheduler"/> runs lanes on several workers.
 /// </remarks>
-[SuppressMessage("Design", "CA1001:Types that own disposable fields should be disposable", Justification = "Adding IDisposable to this public abstract base would change the public API. Its constructor is private protected and both derived types (PriorityAsyncContext, PriorityTaskScheduler) are IDisposable and dispose the owned timer thread through ReleaseResources.")]
-public abstract partial class PriorityScheduler
+[DebuggerDisplay("{GetType().Name,nq} {Name,nq}: {_acceptance}")]
+public abstract partial class PriorityScheduler : IDisposable
 {
     private static int s_instanceCount;
 
@@ -28,11 +28,6 @@ public abstract partial class PriorityScheduler
 
     // Every worker this scheduler ever had, for the dispatch counts (a few per scheduler: pool runners reuse theirs).
     private readonly List<SchedulerWorker> _allWorkers = [];
-    private volatile AcceptanceState _acceptance;
-    private int _outstandingOperations;
-    private int _outstandingRuns;
-    private long _rejectedWork;
-    private TaskCompletionSource? _drained;
 
     private protected PriorityScheduler(PrioritySchedulerOptions? options, string defaultNamePrefix)
     {
@@ -137,10 +132,143 @@ public abstract partial class PriorityScheduler
     /// <inheritdoc />
     public override string ToString() => $"{GetType().Name} '{Name}'";
 
+    /// <summary>
+    /// Stops the scheduler and releases what it owns (its dedicated timer thread, its metrics registration). Whether
+    /// it waits for work in flight is the derived type's: <see cref="PriorityTaskScheduler.Dispose"/> waits for its
+    /// workers, <see cref="PriorityAsyncContext.Dispose"/> takes effect when its run ends, and
+    /// <see cref="HostedPriorityScheduler.Dispose"/> waits for its host to run what is queued. Safe to call more than once.
+    /// </summary>
+    public abstract void Dispose();
+
     /// <summary>Stops the dedicated timer thread, if the scheduler owns one, and stops publishing the lanes' metrics.</summary>
     private protected void ReleaseResources()
     {
         _ownedTimerThread?.Dispose();
         PriorityAsyncMetrics.Unregister(this);
+    }
+
+    /// <summary>Gets the lane with the given priority.</summary>
+    /// <param name="priority">The lane's priority.</param>
+    /// <returns>The lane.</returns>
+    /// <exception cref="ArgumentOutOfRangeException">The scheduler has no lane of that rank.</exception>
+    public Lane this[LanePriority priority] => GetLane(priority);
+
+    /// <summary>Gets the lane with the given priority.</summary>
+    /// <param name="priority">The lane's priority.</param>
+    /// <returns>The lane.</returns>
+    /// <exception cref="ArgumentOutOfRangeException">The scheduler has no lane of that rank.</exception>
+    public Lane GetLane(LanePriority priority) => GetLane(priority, nameof(priority));
+
+    /// <summary>Gets the lane with the given priority; an unknown rank throws naming <paramref name="parameterName"/>.</summary>
+    internal Lane GetLane(LanePriority priority, string parameterName)
+    {
+        if ((uint)priority.Rank >= (uint)_lanes.Length)
+        {
+            throw new ArgumentOutOfRangeException(parameterName, priority, $"The scheduler '{Name}' has {_lanes.Length} lane(s); the rank must be below {_lanes.Length}.");
+        }
+
+        return _lanes[priority.Rank];
+    }
+
+    /// <summary>Gets the lane with the given name.</summary>
+    /// <param name="name">The lane's name.</param>
+    /// <returns>The lane.</returns>
+    /// <exception cref="ArgumentException">The scheduler has no lane of that name.</exception>
+    public Lane GetLane(string name)
+    {
+        ArgumentNullException.ThrowIfNull(name);
+        return _lanesByName.TryGetValue(name, out var lane)
+            ? lane
+            : throw new ArgumentException($"The scheduler '{Name}' has no lane named '{name}'; its lanes are {string.Join(", ", _lanes.Select(l => l.Name))}.", nameof(name));
+    }
+
+    /// <summary>Gets the scheduler running the calling thread's current item, or <see langword="null"/> outside any.</summary>
+    public static PriorityScheduler? Current => t_worker?.Scheduler;
+
+    /// <summary>Gets the lane of the calling thread's current item, or <see langword="null"/> outside any scheduler.</summary>
+    public static Lane? CurrentLane => t_worker?.CurrentLane;
+
+    /// <summary>
+    /// Returns an awaitable that always yields and resumes the rest of the method in the lane
+    /// <paramref name="priority"/> of the current scheduler. Queuing costs O(1) whatever the backlog.
+    /// </summary>
+    /// <param name="priority">The lane to continue in.</param>
+    /// <returns>The awaitable.</returns>
+    /// <exception cref="InvalidOperationException">The calling code is not running in a PriorityAsync scheduler.</exception>
+    /// <exception cref="ArgumentOutOfRangeException">The current scheduler has no lane of that rank.</exception>
+    public static LaneAwaitable YieldTo(LanePriority priority)
+    {
+        var scheduler = Current ?? throw NotInScheduler(nameof(YieldTo));
+        return new LaneAwaitable(scheduler.GetLane(priority));
+    }
+
+    /// <summary>
+    /// Returns an awaitable that yields only when <see cref="ShouldYield"/> is true, and then resumes in the same lane
+    /// behind the items already waiting there. When no yield is needed, awaiting it completes synchronously.
+    /// </summary>
+    /// <returns>The awaitable.</returns>
+    /// <exception cref="InvalidOperationException">The calling code is not running in a PriorityAsync scheduler.</exception>
+    public static YieldIfNeededAwaitable YieldIfNeeded()
+    {
+        var worker = t_worker;
+        if (worker?.CurrentLane is not { } lane)
+        {
+            throw NotInScheduler(nameof(YieldIfNeeded));
+        }
+
+        return new YieldIfNeededAwaitable(lane);
+    }
+
+    private static InvalidOperationException NotInScheduler(string member) => new(
+        $"PriorityScheduler.{member} must be called from code running in a PriorityAsync scheduler. Start one with " +
+        "PriorityAsyncContext.Run(...) (one thread) or run the code in a lane of a PriorityTaskScheduler " +
+        "(scheduler.GetLane(...).Run(...)); after ConfigureAwait(false), come back with await lane.SwitchTo().");
+
+    /// <summary>Gets whether the calling thread is running this scheduler's work.</summary>
+    internal bool IsWorkerThread => ReferenceEquals(t_worker?.Scheduler, this);
+
+    /// <summary>Gets the lane the calling thread is running for this scheduler, or <see langword="null"/>.</summary>
+    internal Lane? CurrentLaneOnThisThread
+    {
+        get
+        {
+            var worker = t_worker;
+            return worker is not null && ReferenceEquals(worker.Scheduler, this) ? worker.CurrentLane : null;
+        }
+    }
+
+    /// <summary>Makes <paramref name="previous"/> the calling thread's worker again (the end of a <see cref="WorkerScope"/>).</summary>
+    internal static void RestoreWorker(SchedulerWorker? previous) => t_worker = previous;
+
+    /// <summary>Adds <paramref name="worker"/> to the workers whose dispatch counts <see cref="GetDispatchedCount"/> sums.</summary>
+    internal void RegisterWorker(SchedulerWorker worker)
+    {
+        lock (_allWorkers)
+        {
+            _allWorkers.Add(worker);
+        }
+    }
+
+    /// <summary>Gets the items taken from the lane of rank <paramref name="rank"/> to run, summed over the workers.</summary>
+    internal long GetDispatchedCount(int rank)
+    {
+        lock (_allWorkers)
+        {
+            var total = 0L;
+            foreach (var worker in _allWorkers)
+            {
+                total += worker.GetDispatched(rank);
+            }
+
+            return total;
+        }
+    }
+
+    /// <summary>Makes the calling thread a worker of this scheduler until the returned scope is disposed.</summary>
+    private protected static WorkerScope EnterWorker(SchedulerWorker worker)
+    {
+        var previous = t_worker;
+        t_worker = worker;
+        return new WorkerScope(worker, previous);
     }
 }

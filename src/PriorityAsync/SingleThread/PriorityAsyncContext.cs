@@ -1,3 +1,5 @@
+using System.Diagnostics;
+using System.Diagnostics.CodeAnalysis;
 using System.Runtime.ExceptionServices;
 
 namespace PriorityAsync;
@@ -31,7 +33,8 @@ namespace PriorityAsync;
 /// </para>
 /// <para>A context runs one entry point; create a new one for the next.</para>
 /// </remarks>
-public sealed partial class PriorityAsyncContext : PriorityScheduler, IDisposable
+[DebuggerDisplay("PriorityAsyncContext {Name,nq}: {Acceptance}, running {_running}, parked {_parked}")]
+public sealed class PriorityAsyncContext : PriorityScheduler
 {
     private readonly VirtualTimeProvider? _virtualClock;
     private bool _started;
@@ -65,7 +68,7 @@ public sealed partial class PriorityAsyncContext : PriorityScheduler, IDisposabl
     /// Releases the context's timer thread. Called while the context runs (from inside or another thread), it takes
     /// effect when the run ends; it never waits for the run.
     /// </summary>
-    public void Dispose()
+    public override void Dispose()
     {
         lock (Gate)
         {
@@ -79,5 +82,248 @@ public sealed partial class PriorityAsyncContext : PriorityScheduler, IDisposabl
         }
 
         ReleaseResources();
+    }
+
+    /// <summary>Runs <paramref name="entry"/> in the most urgent lane of a new context on the calling thread.</summary>
+    /// <param name="entry">The async entry point.</param>
+    /// <param name="options">The context's options; <see langword="null"/> for the defaults.</param>
+    public static void Run(Func<Task> entry, PrioritySchedulerOptions? options = null)
+    {
+        using var context = new PriorityAsyncContext(options);
+        context.Execute(entry);
+    }
+
+    /// <summary>Runs <paramref name="entry"/> in the most urgent lane of a new context on the calling thread.</summary>
+    /// <typeparam name="T">The result type.</typeparam>
+    /// <param name="entry">The async entry point.</param>
+    /// <param name="options">The context's options; <see langword="null"/> for the defaults.</param>
+    /// <returns>The entry point's result.</returns>
+    public static T Run<T>(Func<Task<T>> entry, PrioritySchedulerOptions? options = null)
+    {
+        using var context = new PriorityAsyncContext(options);
+        return context.Execute(entry);
+    }
+
+    /// <inheritdoc />
+    private protected override void OnCallbackException(Lane lane, Exception exception)
+    {
+        if (_failure is null)
+        {
+            _failure = ExceptionDispatchInfo.Capture(exception);
+        }
+        else
+        {
+            // The run already ends with the first exception; later ones (while the queue drains) are reported.
+            RaiseUnhandledException(lane, exception);
+        }
+    }
+
+    [SuppressMessage("Usage", "VSTHRD200:Use Async suffix for async methods", Justification = "It runs synchronously: it returns only after the loop has run the entry task to completion, and the caller just reads its result; an Async suffix would say the opposite.")]
+    [SuppressMessage("Usage", "MA0100:Await task before disposing of resources", Justification = "RunLoop returns only once the entry task has completed, so the task returned inside the using block is already complete when the worker scope is disposed.")]
+    private Task RunToCompletion(Func<Task> start)
+    {
+        lock (Gate)
+        {
+            if (Acceptance == AcceptanceState.Disposed)
+            {
+                throw new ObjectDisposedException(ToString(), $"{this} has been disposed.");
+            }
+
+            if (_started)
+            {
+                throw new InvalidOperationException($"{this} has already run an entry point; a context runs one. Create a new PriorityAsyncContext.");
+            }
+
+            _started = true;
+            _running = true;
+        }
+
+        var worker = new SchedulerWorker(this);
+        try
+        {
+            using (EnterWorker(worker))
+            {
+                var entry = start();
+                SynchronousContinuation.Attach(entry, static (_, state) => ((PriorityAsyncContext)state!).OnEntryCompleted(), this);
+                RunLoop(worker);
+                return entry;
+            }
+        }
+        finally
+        {
+            worker.Dispose();
+            bool dispose;
+            lock (Gate)
+            {
+                Debug.Assert(_started && _running, "Only a started run ends.");
+                _running = false;
+                dispose = _disposeWhenDone;
+                Acceptance = dispose ? AcceptanceState.Disposed : AcceptanceState.Closed;
+            }
+
+            if (dispose)
+            {
+                ReleaseResources();
+            }
+        }
+    }
+
+    private void OnEntryCompleted()
+    {
+        _entryCompleted = true;
+        OnWorkAvailable(AnyLane);
+    }
+
+    /// <summary>Runs <paramref name="entry"/> in the most urgent lane, on the calling thread, until it completes.</summary>
+    /// <param name="entry">The async entry point.</param>
+    /// <exception cref="InvalidOperationException">The context has already run an entry point.</exception>
+    public void Execute(Func<Task> entry) => Execute(LanePriority.FromRank(0), entry);
+
+    /// <summary>Runs <paramref name="entry"/> in the lane <paramref name="lane"/>, on the calling thread, until it completes.</summary>
+    /// <param name="lane">The lane the entry point starts in.</param>
+    /// <param name="entry">The async entry point.</param>
+    /// <exception cref="InvalidOperationException">The context has already run an entry point.</exception>
+    /// <exception cref="ArgumentOutOfRangeException">The context has no lane of that rank.</exception>
+    /// <exception cref="ObjectDisposedException">The context has been disposed.</exception>
+    [SuppressMessage("Usage", "VSTHRD002:Avoid problematic synchronous waits", Justification = "Execute is the synchronous entry point (like Nito.AsyncEx's AsyncContext.Run): RunToCompletion runs the loop on this thread until the entry task has completed, so GetResult never blocks; it only returns the result or rethrows the exception.")]
+    public void Execute(LanePriority lane, Func<Task> entry)
+    {
+        var start = GetLane(lane, nameof(lane));
+        ArgumentNullException.ThrowIfNull(entry);
+        RunToCompletion(() => start.RunEntryAsync(entry)).GetAwaiter().GetResult();
+    }
+
+    /// <summary>Runs <paramref name="entry"/> in the most urgent lane, on the calling thread, until it completes.</summary>
+    /// <typeparam name="T">The result type.</typeparam>
+    /// <param name="entry">The async entry point.</param>
+    /// <returns>The entry point's result.</returns>
+    /// <exception cref="InvalidOperationException">The context has already run an entry point.</exception>
+    public T Execute<T>(Func<Task<T>> entry) => Execute(LanePriority.FromRank(0), entry);
+
+    /// <summary>Runs <paramref name="entry"/> in the lane <paramref name="lane"/>, on the calling thread, until it completes.</summary>
+    /// <typeparam name="T">The result type.</typeparam>
+    /// <param name="lane">The lane the entry point starts in.</param>
+    /// <param name="entry">The async entry point.</param>
+    /// <returns>The entry point's result.</returns>
+    /// <exception cref="InvalidOperationException">The context has already run an entry point.</exception>
+    /// <exception cref="ArgumentOutOfRangeException">The context has no lane of that rank.</exception>
+    /// <exception cref="ObjectDisposedException">The context has been disposed.</exception>
+    [SuppressMessage("Usage", "VSTHRD002:Avoid problematic synchronous waits", Justification = "Execute is the synchronous entry point (like Nito.AsyncEx's AsyncContext.Run): RunToCompletion runs the loop on this thread until the entry task has completed, so GetResult never blocks; it only returns the result or rethrows the exception.")]
+    public T Execute<T>(LanePriority lane, Func<Task<T>> entry)
+    {
+        var start = GetLane(lane, nameof(lane));
+        ArgumentNullException.ThrowIfNull(entry);
+        return ((Task<T>)RunToCompletion(() => start.RunEntryAsync(entry))).GetAwaiter().GetResult();
+    }
+
+    /// <inheritdoc />
+    private protected override void OnWorkAvailable(int rank)
+    {
+        if (Volatile.Read(ref _parked) != 0)
+        {
+            lock (Gate)
+            {
+                Monitor.Pulse(Gate);
+            }
+        }
+    }
+
+    private bool IsRunOver => _entryCompleted && OutstandingOperations == 0;
+
+    private void RunLoop(SchedulerWorker worker)
+    {
+        while (true)
+        {
+            if (TryDequeue(worker, out var item, out var lane))
+            {
+                Execute(worker, lane, item);
+                if (_failure is not null || IsRunOver)
+                {
+                    // Checked after every item, not only when the lanes are empty: threads that keep posting must not
+                    // keep a finished run alive. What is queued runs; what arrives from now on is rejected.
+                    DrainAndClose(worker);
+                    _failure?.Throw();
+                    return;
+                }
+
+                continue;
+            }
+
+            if (IsRunOver)
+            {
+                DrainAndClose(worker);
+                _failure?.Throw();
+                return;
+            }
+
+            worker.LeaveLaneContext();
+            if (_virtualClock?.NextTimerDue is not null)
+            {
+                _virtualClock.TryAdvanceToNextTimer();
+                continue;
+            }
+
+            Park();
+        }
+    }
+
+    /// <summary>Sleeps until an enqueue, the end of the entry point or of an operation pulses the thread.</summary>
+    private void Park()
+    {
+        lock (Gate)
+        {
+            Interlocked.Exchange(ref _parked, 1);
+            if (!IsReady(AllLanes) && !IsRunOver && _virtualClock?.NextTimerDue is null)
+            {
+                Monitor.Wait(Gate);
+            }
+
+            Volatile.Write(ref _parked, 0);
+        }
+    }
+
+    /// <inheritdoc />
+    private protected override bool TakesOwnWorkWhileClosing => _drainTakesOwnWork;
+
+    /// <summary>
+    /// Ends the run: takes no more work from other threads, runs what is already queued (so no task or continuation
+    /// waits forever behind the end or behind a failure) together with what those items queue from this thread, then
+    /// closes; what arrives later, or from another thread, is rejected to the thread pool.
+    /// </summary>
+    /// <remarks>
+    /// Work the run's own items post (a continuation after <c>await Task.Yield()</c>, a <c>Post</c>) stays on this
+    /// thread, as it would in Nito.AsyncEx: code written for one thread never runs on two. An item that re-posts itself
+    /// forever is the program's own loop; it is bounded by <see cref="PriorityScheduler.ShutdownTimeout"/>, measured on
+    /// the real clock from the start of the drain (a virtual clock stands still meanwhile): after it, this thread's
+    /// posts are rejected like any late work, what is queued still runs, and the run returns.
+    /// </remarks>
+    private void DrainAndClose(SchedulerWorker worker)
+    {
+        lock (Gate)
+        {
+            _drainTakesOwnWork = ShutdownTimeout != TimeSpan.Zero;
+            Acceptance = AcceptanceState.Closing;
+        }
+
+        var bound = ShutdownTimeout;
+        var start = Stopwatch.GetTimestamp();
+        while (TryDequeue(worker, out var item, out var lane))
+        {
+            Execute(worker, lane, item);
+            if (_drainTakesOwnWork && bound != Timeout.InfiniteTimeSpan && Stopwatch.GetElapsedTime(start) >= bound)
+            {
+                // The items still queued run; from now on this thread's posts are late work too.
+                _drainTakesOwnWork = false;
+            }
+        }
+
+        lock (Gate)
+        {
+            _drainTakesOwnWork = false;
+            Acceptance = AcceptanceState.Closed;
+        }
+
+        // An enqueue that raced with the close either sees it and rejects its item itself, or left it here.
+        RejectStragglers();
     }
 }

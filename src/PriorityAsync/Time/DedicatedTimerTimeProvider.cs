@@ -10,7 +10,7 @@ namespace PriorityAsync;
 /// Disposal stops the thread but not the timers: each armed timer moves to a system timer that fires at the same due
 /// time (on the thread pool), and timers created or changed afterwards are system timers, so no firing is ever lost.
 /// </remarks>
-internal sealed partial class DedicatedTimerTimeProvider : TimeProvider, IDisposable
+internal sealed class DedicatedTimerTimeProvider : TimeProvider, IDisposable
 {
     /// <summary>The shortest sleep: Monitor.Wait rounds to milliseconds.</summary>
     private static readonly TimeSpan MinimumWait = TimeSpan.FromMilliseconds(1);
@@ -83,4 +83,45 @@ internal sealed partial class DedicatedTimerTimeProvider : TimeProvider, IDispos
 
     /// <summary>Records that a timer's heap entry became stale; call under <see cref="Gate"/>.</summary>
     internal void OnTimerDisarmedLocked() => _timers.OnDisarmed();
+
+    /// <summary>The timer thread: fires each timer as it comes due, until disposal.</summary>
+    private void Loop()
+    {
+        while (NextDue() is { } timer)
+        {
+            timer.Fire();
+        }
+    }
+
+    /// <summary>
+    /// Sleeps until the earliest armed timer is due (or a new earliest one wakes it) and takes that timer off the heap;
+    /// <see langword="null"/> once the provider is disposed.
+    /// </summary>
+    private DedicatedTimer? NextDue()
+    {
+        lock (_gate)
+        {
+            while (!_disposed)
+            {
+                if (!_timers.TryPeekArmed(out var timer, out var due))
+                {
+                    Monitor.Wait(_gate);
+                    continue;
+                }
+
+                var wait = Stopwatch.GetElapsedTime(Stopwatch.GetTimestamp(), due);
+                if (wait > TimeSpan.Zero)
+                {
+                    Monitor.Wait(_gate, TimeSpan.FromTicks(Math.Clamp(wait.Ticks, MinimumWait.Ticks, MaximumWait.Ticks)));
+                    continue;
+                }
+
+                _timers.RemoveFirst();
+                timer.OnDequeuedLocked(Stopwatch.GetTimestamp());
+                return timer;
+            }
+
+            return null;
+        }
+    }
 }
