@@ -5,7 +5,8 @@ using LeaseSimulation.Baselines;
 namespace LeaseSimulation.Hosting;
 
 /// <summary>
-/// Where plain async code runs: on one thread (single-thread or hosted), a FIFO <see cref="FifoSingleThreadContext"/> (the WinForms stand-in);
+/// Where plain async code runs: on one thread, a FIFO single-thread loop (<see cref="HostLoop"/>: the WinForms
+/// stand-in <see cref="FifoSingleThreadContext"/>, or Nito.AsyncEx's <c>AsyncContext</c> for hosted on the real clock);
 /// otherwise the .NET thread pool.
 /// </summary>
 public static class UnprioritisedHost
@@ -19,7 +20,7 @@ public static class UnprioritisedHost
         ArgumentNullException.ThrowIfNull(entry);
         if (run.Settings.Context.IsOneThread())
         {
-            FifoSingleThreadContext.Run(entry, run.Clock.VirtualTime);
+            HostLoop.Run(run, entry);
             return;
         }
 

@@ -22,7 +22,8 @@ public enum ContextKind
     StarvedPool,
 
     /// <summary>
-    /// One thread the consumer does not own (a UI thread's loop; here a <c>FifoSingleThreadContext</c> as the host):
+    /// One thread the consumer does not own (a UI thread's loop; here Nito.AsyncEx's <c>AsyncContext</c> on the real
+    /// clock, a <c>FifoSingleThreadContext</c> on virtual time, which only it can drive):
     /// the FIFO strategies keep the host's order, the priority strategies use the lanes of a
     /// <c>HostedPriorityScheduler</c> hosted on that context.
     /// </summary>

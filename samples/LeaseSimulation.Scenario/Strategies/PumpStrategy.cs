@@ -52,15 +52,38 @@ public sealed class PumpStrategy : ConsumerStrategy
             return;
         }
 
-        using var postgres = run.Settings.Broker == LeaseSimulation.Settings.BrokerKind.Postgres ? PostgresScenarioQueue.Create(run.Settings, Name) : null;
+        if (run.Settings.Broker == LeaseSimulation.Settings.BrokerKind.Postgres)
+        {
+            using var postgres = PostgresScenarioQueue.Create(run.Settings, Name);
+            PriorityHost.Run(run, scheduler => RunPumpAsync(run, scheduler, postgres.Queue));
+            return;
+        }
+
+        PriorityHost.Run(run, scheduler => RunOnInMemoryBrokerAsync(run, scheduler));
+    }
+
+    /// <summary>
+    /// Runs the pump in <paramref name="scheduler"/>'s lanes on the in-memory lease broker until every message is
+    /// finished (the CLI's run, and the WinForms window's on its UI thread).
+    /// </summary>
+    /// <param name="run">The run.</param>
+    /// <param name="scheduler">The scheduler the pump's receive loop, renewals and handlers run in.</param>
+    /// <returns>A task that completes when the pump has stopped.</returns>
+    public static async Task RunOnInMemoryBrokerAsync(ScenarioRun run, PriorityScheduler scheduler)
+    {
+        ArgumentNullException.ThrowIfNull(run);
+        ArgumentNullException.ThrowIfNull(scheduler);
 
         // The broker is another machine: on the real clock its calls complete on a thread of its own, so neither the
         // consumer's lanes nor a starved thread pool delay the broker's side of a call (the lock check, the renewal).
-        using var brokerThread = run.Settings.Clock == LeaseSimulation.Settings.ClockKind.Real && postgres is null
+        var brokerThread = run.Settings.Clock == LeaseSimulation.Settings.ClockKind.Real
             ? new PriorityAsyncContextThread(new PrioritySchedulerOptions { Name = "in-memory broker" })
             : null;
-        var brokerClock = brokerThread?.Context.TimeProvider ?? run.Clock.TimeProvider;
-        PriorityHost.Run(run, scheduler => RunPumpAsync(run, scheduler, (IMessageSource?)postgres?.Queue ?? CreateInMemoryQueue(run, brokerClock)));
+        await using (brokerThread)
+        {
+            var brokerClock = brokerThread?.Context.TimeProvider ?? run.Clock.TimeProvider;
+            await RunPumpAsync(run, scheduler, CreateInMemoryQueue(run, brokerClock));
+        }
     }
 
     private static InMemoryQueue CreateInMemoryQueue(ScenarioRun run, TimeProvider brokerClock)

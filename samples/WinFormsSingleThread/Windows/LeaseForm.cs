@@ -39,7 +39,7 @@ internal sealed class LeaseForm : Form
         _start.Enabled = false;
         var settings = new SimulationSettings
         {
-            Context = ContextKind.SingleThread,
+            Context = ContextKind.Hosted,
             Clock = ClockKind.Real,
             TimeScale = _options.TimeScale,
             CpuTime = TimeSpan.FromMilliseconds((double)_cpuMs.Value),
@@ -51,7 +51,7 @@ internal sealed class LeaseForm : Form
         _refresh.Start();
         try
         {
-            await UiThreadConsumers.RunAsync((string)_strategy.SelectedItem!, _run);
+            await UiThreadConsumers.RunAsync((string)_strategy.SelectedItem!, _run, this);
         }
         finally
         {

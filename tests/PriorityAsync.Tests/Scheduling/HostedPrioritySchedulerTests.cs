@@ -142,6 +142,55 @@ public class HostedPrioritySchedulerTests(ITestOutputHelper output)
         }
     }
 
+    [Theory]
+    [InlineData(20, 5)]
+    [InlineData(20, 7)]
+    [InlineData(15, 40)]
+    public async Task HostMessages_InterleaveWithBusyLanes_AfterAtMostTheSlicesOfOneBudgetPlusOne_OnVirtualTime(int budgetMs, int sliceMs)
+    {
+        // Each slice stands for sliceMs of CPU: it advances the scheduler's (virtual) clock by that much, so how many
+        // slices one dispatch runs depends on the budget only, never on the machine's load.
+        var clock = new VirtualTimeProvider();
+        using var host = new FifoThreadContext();
+        await using var scheduler = new HostedPriorityScheduler(host, new PrioritySchedulerOptions { TimeProvider = clock }, TimeSpan.FromMilliseconds(budgetMs));
+        using var hostBusy = new ManualResetEventSlim();
+        host.Post(_ => hostBusy.Wait(), null); // every slice is queued before the first dispatch runs
+        const int Items = 40;
+        var trace = new List<(bool IsMessage, int Index)>(); // only the host's thread writes it
+        var lane = scheduler.GetLane(LanePriority.Processing);
+        var work = new List<Task>();
+        for (var i = 0; i < Items; i++)
+        {
+            var index = i;
+            work.Add(lane.Run(() =>
+            {
+                trace.Add((false, index));
+                if (index % 10 == 1)
+                {
+                    host.Post(_ => trace.Add((true, index)), null); // input posted straight to the host while the lanes are busy
+                }
+
+                clock.Advance(TimeSpan.FromMilliseconds(sliceMs));
+                return Task.CompletedTask;
+            }));
+        }
+
+        hostBusy.Set();
+        await Task.WhenAll(work).WaitAsync(Bounded.Generous);
+        await scheduler.DisposeAsync();
+
+        var allowed = (budgetMs / sliceMs) + 1; // one budget's worth of whole slices plus the one that crosses it
+        var messages = trace.Select((entry, position) => (entry, position)).Where(t => t.entry.IsMessage).ToArray();
+        messages.Should().HaveCount(Items / 10);
+        foreach (var ((_, postedIn), position) in messages)
+        {
+            var slicesBefore = trace.Take(position).Count(t => !t.IsMessage && t.Index >= postedIn); // the posting slice included
+            output.WriteLine($"budget {budgetMs} ms, slices of {sliceMs} ms: the message posted in slice {postedIn} ran after {slicesBefore} slices (at most {allowed})");
+            slicesBefore.Should().BeInRange(1, allowed);
+            trace.Skip(position).Should().Contain(t => !t.IsMessage, "the message ran while the lanes still had work");
+        }
+    }
+
     [Fact]
     public async Task Complete_RunsWhatIsQueued_ThenRejectsLateWorkOntoThePool()
     {
