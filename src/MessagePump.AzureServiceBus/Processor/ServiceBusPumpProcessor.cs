@@ -143,6 +143,27 @@ public sealed partial class ServiceBusPumpProcessor : IAsyncDisposable
     public MessagePumpStatistics? GetStatistics() => Volatile.Read(ref _run)?.Pump.GetStatistics() ?? Volatile.Read(ref _lastStatistics);
 
     /// <summary>
+    /// Changes <see cref="ServiceBusPumpProcessorOptions.MaxConcurrentCalls"/> now, as the SDK's <c>UpdateConcurrency</c>: the
+    /// running pump's <see cref="PriorityMessagePump.MaxInFlight"/>, and the value of every later start. A higher value
+    /// lets the pump receive more at once; a lower one receives nothing more until fewer messages than the new value are
+    /// held. Running handlers are not touched.
+    /// </summary>
+    /// <param name="maxConcurrentCalls">The new value; at least 1.</param>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="maxConcurrentCalls"/> is zero or negative.</exception>
+    /// <exception cref="ObjectDisposedException">The processor was disposed.</exception>
+    public void UpdateConcurrency(int maxConcurrentCalls)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(maxConcurrentCalls);
+        ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed), this);
+        lock (_handlersGate)
+        {
+            // Under the gate the start publishes its run under: a start under way reads the new value when it publishes.
+            _options.MaxConcurrentCalls = maxConcurrentCalls;
+            _run?.Pump.UpdateMaxInFlight(maxConcurrentCalls);
+        }
+    }
+
+    /// <summary>
     /// Receives the deferred messages with these sequence numbers now (the broker locks them; see
     /// <see cref="ServiceBusReceiver.ReceiveDeferredMessagesAsync"/>) and hands them to <see cref="ProcessMessageAsync"/>
     /// like any other message: before the next messages of the entity, as the pump has room, renewed, settled and counted

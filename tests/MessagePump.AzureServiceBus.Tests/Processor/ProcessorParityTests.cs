@@ -210,6 +210,53 @@ public sealed class ProcessorParityTests(ITestOutputHelper output)
         deadLetters.GetStatistics()!.Completed.Should().Be(2);
     }
 
+    [Fact]
+    public async Task UpdateConcurrency_while_processing_raises_and_lowers_how_many_handlers_run_at_once()
+    {
+        await using var h = await ProcessorHarness.StartAsync(messages: 6, LockDuration);
+        var gate = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        var running = 0;
+        var lowered = 0;
+        var peakAfterLowering = 0;
+        await using var processor = h.Create(
+            async args =>
+            {
+                var now = Interlocked.Increment(ref running);
+                if (Volatile.Read(ref lowered) == 1)
+                {
+                    InterlockedMax(ref peakAfterLowering, now);
+                }
+
+                await gate.Task;
+                Interlocked.Decrement(ref running);
+            },
+            new ServiceBusPumpProcessorOptions { MaxConcurrentCalls = 1 });
+
+        await processor.StartProcessingAsync();
+        await ProcessorHarness.UntilAsync(() => Volatile.Read(ref running) == 1, "the first handler");
+        processor.UpdateConcurrency(3);
+        await ProcessorHarness.UntilAsync(() => Volatile.Read(ref running) == 3, "three handlers at once after UpdateConcurrency(3)");
+        processor.UpdateConcurrency(1);
+        Volatile.Write(ref lowered, 1);
+        gate.SetResult();
+        await ProcessorHarness.UntilAsync(() => h.Queue.CompletedCount == 6, "all six completed");
+        await processor.StopProcessingAsync();
+
+        peakAfterLowering.Should().Be(1, "after UpdateConcurrency(1) the pump received one message at a time");
+        processor.GetStatistics()!.PeakInFlight.Should().BeGreaterThanOrEqualTo(3);
+        h.Errors.Should().BeEmpty();
+        FluentActions.Invoking(() => processor.UpdateConcurrency(0)).Should().Throw<ArgumentOutOfRangeException>().Which.ParamName.Should().Be("maxConcurrentCalls");
+    }
+
+    private static void InterlockedMax(ref int target, int value)
+    {
+        var current = Volatile.Read(ref target);
+        while (value > current && Interlocked.CompareExchange(ref target, value, current) is var seen && seen != current)
+        {
+            current = seen;
+        }
+    }
+
     private static async Task<Exception> Record(Func<Task> call)
     {
         try
