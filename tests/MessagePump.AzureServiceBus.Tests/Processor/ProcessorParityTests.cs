@@ -1,4 +1,5 @@
 using System.Collections.Concurrent;
+using System.Diagnostics.Metrics;
 using Azure.Messaging.ServiceBus;
 using PriorityAsync.MessagePump.AzureServiceBus.Testing;
 using PriorityAsync.MessagePump.AzureServiceBus.Tests.Support;
@@ -21,6 +22,32 @@ public sealed class ProcessorParityTests(ITestOutputHelper output)
     {
         await using var h = await ProcessorHarness.StartAsync(messages: 2, LockDuration);
         var handled = new ConcurrentQueue<(string Id, int DeliveryCount, object? DeferredBy)>();
+        var deferredMeasured = new ConcurrentQueue<(string? Pump, string? Operation)>();
+        using var listener = new MeterListener
+        {
+            InstrumentPublished = (instrument, l) =>
+            {
+                if (instrument.Meter.Name == MessagePumpDiagnostics.MeterName && instrument.Name == MessagePumpMetrics.DeferredMessagesName)
+                {
+                    l.EnableMeasurementEvents(instrument);
+                }
+            },
+        };
+        listener.SetMeasurementEventCallback<long>((_, value, tags, _) =>
+        {
+            string? pump = null, operation = null;
+            foreach (var tag in tags)
+            {
+                pump = tag.Key == MessagePumpDiagnostics.PumpTag ? tag.Value as string : pump;
+                operation = tag.Key == MessagePumpDiagnostics.OperationNameTag ? tag.Value as string : operation;
+            }
+
+            for (var i = 0; i < value; i++)
+            {
+                deferredMeasured.Enqueue((pump, operation));
+            }
+        });
+        listener.Start();
         ServiceBusPumpProcessor? self = null;
         await using var processor = h.Create(async args =>
         {
@@ -48,6 +75,7 @@ public sealed class ProcessorParityTests(ITestOutputHelper output)
         output.WriteLine(stats.ToString());
         stats.Received.Should().Be(3);
         stats.Deferred.Should().Be(1);
+        deferredMeasured.Where(m => m.Pump == processor.Identifier).Should().Equal([(processor.Identifier, MessagePumpDiagnostics.DeferOperation)]);
         stats.Completed.Should().Be(2);
         stats.Abandoned.Should().Be(0);
         stats.LeasesLost.Should().Be(0);
