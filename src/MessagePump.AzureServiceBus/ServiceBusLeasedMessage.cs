@@ -36,6 +36,7 @@ public sealed class ServiceBusLeasedMessage : ILeasedMessage, IPumpRoutedMessage
     private IReadOnlyDictionary<string, string>? _headers;
     private long _lockedUntilTicks;
     private MessageContext? _owner;
+    private PropertiesToModify? _propertiesToModify;
 
     internal ServiceBusLeasedMessage(ServiceBusReceiver receiver, ServiceBusReceivedMessage message, ServiceBusEntity entity, SessionLock? session = null)
     {
@@ -172,19 +173,37 @@ public sealed class ServiceBusLeasedMessage : ILeasedMessage, IPumpRoutedMessage
     /// <summary>The pump is done with this delivery: for a message of a session, a re-acceptance of the session in this process may deliver again.</summary>
     void IHandlerEndListener.OnHandlerEnded() => _session?.Ended(this);
 
-    /// <summary>The settle call to the receiver, which the pump makes (and the public calls, for a message no pump owns).</summary>
-    private Task SettleDirectAsync(Settlement settlement, string? reason, string? description, CancellationToken cancellationToken) => settlement switch
+    /// <summary>
+    /// Sets the application properties the next settlement of kind <paramref name="settlement"/> (abandon, dead-letter,
+    /// defer) sends with it (the SDK's <c>propertiesToModify</c>); called just before that settlement is asked of the
+    /// pump. Kept for its retries; a settlement of another kind (the pump's own abandon at stop) sends none.
+    /// </summary>
+    internal void SetPropertiesToModify(Settlement settlement, IDictionary<string, object>? properties)
     {
-        Settlement.Complete => SettleAsync("complete", static (receiver, message, _, ct) => receiver.CompleteMessageAsync(message, ct), null, cancellationToken),
-        Settlement.Abandon => SettleAsync("abandon", static (receiver, message, _, ct) => receiver.AbandonMessageAsync(message, propertiesToModify: null, ct), null, cancellationToken),
-        _ => SettleAsync("dead-letter", static (receiver, message, deadLetter, ct) => receiver.DeadLetterMessageAsync(message, deadLetter!.Value.Reason, deadLetter.Value.Description, ct), (reason!, description), cancellationToken),
-    };
+        Debug.Assert(settlement != Settlement.Complete, "A complete carries no properties.");
+        Volatile.Write(ref _propertiesToModify, properties is null ? null : new PropertiesToModify(settlement, properties));
+    }
 
-    private async Task SettleAsync(string operation, Func<ServiceBusReceiver, ServiceBusReceivedMessage, (string Reason, string? Description)?, CancellationToken, Task> settle, (string Reason, string? Description)? deadLetter, CancellationToken cancellationToken)
+    /// <summary>The settle call to the receiver, which the pump makes (and the public calls, for a message no pump owns).</summary>
+    private Task SettleDirectAsync(Settlement settlement, string? reason, string? description, CancellationToken cancellationToken)
+    {
+        var properties = Volatile.Read(ref _propertiesToModify) is { } set && set.Settlement == settlement ? set.Properties : null;
+        return settlement switch
+        {
+            Settlement.Complete => SettleAsync("complete", (receiver, message, ct) => receiver.CompleteMessageAsync(message, ct), cancellationToken),
+            Settlement.Abandon => SettleAsync("abandon", (receiver, message, ct) => receiver.AbandonMessageAsync(message, properties, ct), cancellationToken),
+            Settlement.Defer => SettleAsync("defer", (receiver, message, ct) => receiver.DeferMessageAsync(message, properties, ct), cancellationToken),
+            _ when reason is null => SettleAsync("dead-letter", (receiver, message, ct) => receiver.DeadLetterMessageAsync(message, properties, ct), cancellationToken),
+            _ when properties is null => SettleAsync("dead-letter", (receiver, message, ct) => receiver.DeadLetterMessageAsync(message, reason!, description, ct), cancellationToken),
+            _ => SettleAsync("dead-letter", (receiver, message, ct) => receiver.DeadLetterMessageAsync(message, properties, reason!, description, ct), cancellationToken),
+        };
+    }
+
+    private async Task SettleAsync(string operation, Func<ServiceBusReceiver, ServiceBusReceivedMessage, CancellationToken, Task> settle, CancellationToken cancellationToken)
     {
         try
         {
-            await SettleOnceAsync(operation, settle, deadLetter, cancellationToken).ConfigureAwait(false);
+            await SettleOnceAsync(operation, settle, cancellationToken).ConfigureAwait(false);
         }
         catch (LeaseLostException ex) when (_session is not null)
         {
@@ -200,7 +219,7 @@ public sealed class ServiceBusLeasedMessage : ILeasedMessage, IPumpRoutedMessage
         _session?.Settled(this);
     }
 
-    private async Task SettleOnceAsync(string operation, Func<ServiceBusReceiver, ServiceBusReceivedMessage, (string Reason, string? Description)?, CancellationToken, Task> settle, (string Reason, string? Description)? deadLetter, CancellationToken cancellationToken)
+    private async Task SettleOnceAsync(string operation, Func<ServiceBusReceiver, ServiceBusReceivedMessage, CancellationToken, Task> settle, CancellationToken cancellationToken)
     {
         ThrowIfSettled(operation);
         _session?.ThrowIfLost(this);
@@ -210,7 +229,7 @@ public sealed class ServiceBusLeasedMessage : ILeasedMessage, IPumpRoutedMessage
         // decides, and its answer is awaited until it comes or the client's own operation timeout ends the call.
         try
         {
-            await settle(_receiver, Message, deadLetter, cancellationToken).ConfigureAwait(false);
+            await settle(_receiver, Message, cancellationToken).ConfigureAwait(false);
         }
         catch (Exception ex) when (ServiceBusErrors.Translate(ex, $"The {operation} of {this}", cancellationToken) is { } translated)
         {
@@ -227,6 +246,9 @@ public sealed class ServiceBusLeasedMessage : ILeasedMessage, IPumpRoutedMessage
             throw new LeaseLostException($"Cannot {operation} {this}: it was already settled.");
         }
     }
+
+    /// <summary>The <c>propertiesToModify</c> of one settlement kind.</summary>
+    private sealed record PropertiesToModify(Settlement Settlement, IDictionary<string, object> Properties);
 
     private static ReadOnlyDictionary<string, string> ReadHeaders(ServiceBusReceivedMessage message)
     {

@@ -1,3 +1,4 @@
+using System.Collections.Concurrent;
 using Azure.Messaging.ServiceBus;
 using PriorityAsync.MessagePump.AzureServiceBus.Internal;
 
@@ -32,6 +33,7 @@ public sealed class ServiceBusMessageSource : IMessageSource, IAsyncDisposable
     private long _observedLockTicks = -1;
     private readonly ManagementLink _managementLink;
     private readonly EntityRetry _entityRetry;
+    private readonly ConcurrentQueue<ILeasedMessage> _deferredReceived = new();
 
     /// <summary>Wraps a receiver you created (and dispose after the source).</summary>
     /// <param name="receiver">A peek-lock receiver of a queue or a subscription; not a session receiver.</param>
@@ -122,6 +124,11 @@ public sealed class ServiceBusMessageSource : IMessageSource, IAsyncDisposable
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(maxMessages);
         ThrowIfFaulted();
         cancellationToken.ThrowIfCancellationRequested();
+        if (TakeDeferredReceived(maxMessages) is { } deferred)
+        {
+            return deferred;
+        }
+
         await _entityRetry.WaitAsync(cancellationToken).ConfigureAwait(false);
         IReadOnlyList<ServiceBusReceivedMessage>? received;
         var sentAt = _clock.GetUtcNow();
@@ -174,10 +181,40 @@ public sealed class ServiceBusMessageSource : IMessageSource, IAsyncDisposable
         return leased;
     }
 
+    /// <summary>
+    /// Receives the deferred messages with these sequence numbers now (<see cref="ServiceBusReceiver.ReceiveDeferredMessagesAsync"/>,
+    /// which locks them) and keeps them for the next receives, which hand them out before anything else, at most as many
+    /// as each receive asks for. Their locks run from now: the pump renews them once a receive has handed them out.
+    /// </summary>
+    /// <returns>How many messages were received (all of them: the broker refuses the call when one is not deferred).</returns>
+    internal async Task<int> ReceiveDeferredAsync(IReadOnlyList<long> sequenceNumbers, CancellationToken cancellationToken)
+    {
+        ThrowIfFaulted();
+        var received = await _receiver.ReceiveDeferredMessagesAsync(sequenceNumbers, cancellationToken).ConfigureAwait(false);
+        foreach (var message in received)
+        {
+            _deferredReceived.Enqueue(new ServiceBusLeasedMessage(_receiver, message, Entity));
+        }
+
+        return received.Count;
+    }
+
     /// <summary>Closes the receiver when the source created it (through <see cref="ServiceBusTransport"/>); a receiver you passed in stays yours.</summary>
     /// <returns>A task that completes when the receiver is closed.</returns>
     public async ValueTask DisposeAsync()
     {
+        // Deferred messages received for the pump and never handed out: abandoned, so they are deferred again at once.
+        var unseen = new List<ILeasedMessage>();
+        while (_deferredReceived.TryDequeue(out var message))
+        {
+            unseen.Add(message);
+        }
+
+        if (unseen.Count > 0)
+        {
+            await ReleaseAsync([.. unseen]).ConfigureAwait(false);
+        }
+
         if (_ownsReceiver)
         {
             await _receiver.DisposeAsync().ConfigureAwait(false);
@@ -215,6 +252,23 @@ public sealed class ServiceBusMessageSource : IMessageSource, IAsyncDisposable
         return parts.Length == 3 && string.Equals(parts[1], "Subscriptions", StringComparison.OrdinalIgnoreCase)
             ? ServiceBusEntity.Subscription(parts[0], parts[2])
             : ServiceBusEntity.Queue(path);
+    }
+
+    /// <summary>Up to <paramref name="maxMessages"/> of the deferred messages received for the pump, or <see langword="null"/> when none wait.</summary>
+    private List<ILeasedMessage>? TakeDeferredReceived(int maxMessages)
+    {
+        List<ILeasedMessage>? taken = null;
+        while (taken is not { } full || full.Count < maxMessages)
+        {
+            if (!_deferredReceived.TryDequeue(out var message))
+            {
+                break;
+            }
+
+            (taken ??= []).Add(message);
+        }
+
+        return taken;
     }
 
     private void ThrowIfFaulted()

@@ -1,4 +1,5 @@
 using System.Diagnostics.CodeAnalysis;
+using Azure.Messaging.ServiceBus;
 
 namespace PriorityAsync.MessagePump.AzureServiceBus;
 
@@ -39,10 +40,27 @@ public sealed class ServiceBusSourceOptions
     public TimeSpan MaxWaitTime { get; set; } = DefaultMaxWaitTime;
 
     /// <summary>
+    /// Gets or sets the sub-queue to receive from: <see cref="SubQueue.DeadLetter"/> (the entity's
+    /// <c>$deadletterqueue</c>) or <see cref="SubQueue.TransferDeadLetter"/>, as <see cref="ServiceBusReceiverOptions.SubQueue"/>.
+    /// Default <see cref="SubQueue.None"/>: the entity itself. A sub-queue has no sessions: the session sources refuse one.
+    /// </summary>
+    public SubQueue SubQueue { get; set; }
+
+    /// <summary>
     /// Gets or sets the clock that bounds each settlement by its lock and measures the lock seen at the first receive.
     /// <see langword="null"/> (the default): the system clock.
     /// </summary>
     public TimeProvider? TimeProvider { get; set; }
+
+    /// <summary>Throws when <see cref="SubQueue"/> names a sub-queue: a session source cannot receive from one.</summary>
+    /// <param name="paramName">The parameter the options came in.</param>
+    internal void ThrowIfSubQueue(string paramName)
+    {
+        if (SubQueue != SubQueue.None)
+        {
+            throw new ArgumentException($"ServiceBusSourceOptions.SubQueue is {SubQueue}: a dead-letter sub-queue has no sessions; receive from it with ServiceBusTransport.OpenAsync (or a ServiceBusPumpProcessor with the option).", paramName);
+        }
+    }
 
     /// <summary>Copies the options.</summary>
     /// <returns>The copy.</returns>
@@ -67,6 +85,11 @@ public sealed class ServiceBusSourceOptions
         if (PrefetchCount < 0)
         {
             throw new ArgumentOutOfRangeException(nameof(PrefetchCount), PrefetchCount, "ServiceBusSourceOptions.PrefetchCount must not be negative (0 turns prefetch off).");
+        }
+
+        if (!Enum.IsDefined(SubQueue))
+        {
+            throw new ArgumentOutOfRangeException(nameof(SubQueue), SubQueue, "ServiceBusSourceOptions.SubQueue must be None, DeadLetter or TransferDeadLetter.");
         }
 
         if (MaxWaitTime <= TimeSpan.Zero)

@@ -52,6 +52,7 @@ public sealed partial class ServiceBusTransport
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(maxConcurrentSessions);
         options = (options ?? new ServiceBusSourceOptions()).Clone();
         options.Validate();
+        options.ThrowIfSubQueue(nameof(options));
         ObjectDisposedException.ThrowIf(_client.IsClosed, this);
         var lockDuration = ResolveSessionLockDuration(entity, await ReadPropertiesAsync(entity, cancellationToken).ConfigureAwait(false), options);
         return new ServiceBusMultiSessionSource(this, entity, maxConcurrentSessions, lockDuration, options);
@@ -62,6 +63,7 @@ public sealed partial class ServiceBusTransport
         ArgumentNullException.ThrowIfNull(entity);
         options = (options ?? new ServiceBusSourceOptions()).Clone();
         options.Validate();
+        options.ThrowIfSubQueue(nameof(options));
         ObjectDisposedException.ThrowIf(_client.IsClosed, this);
         var lockDuration = ResolveSessionLockDuration(entity, await ReadPropertiesAsync(entity, cancellationToken).ConfigureAwait(false), options);
         return await AcceptCoreAsync(entity, sessionId, lockDuration, options, cancellationToken).ConfigureAwait(false);

@@ -77,7 +77,7 @@ public sealed partial class ServiceBusTransport : IAsyncDisposable
     /// <param name="cancellationToken">Cancels the call.</param>
     /// <returns>The source; dispose it before the transport.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="entity"/> is null.</exception>
-    /// <exception cref="ArgumentException">The entity does not exist, requires sessions, or has another lock duration than the option; or an option breaks its rule.</exception>
+    /// <exception cref="ArgumentException">The entity does not exist, requires sessions (unless <see cref="ServiceBusSourceOptions.SubQueue"/> names its dead-letter sub-queue), or has another lock duration than the option; or an option breaks its rule.</exception>
     public async Task<ServiceBusMessageSource> OpenAsync(ServiceBusEntity entity, ServiceBusSourceOptions? options = null, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(entity);
@@ -85,7 +85,7 @@ public sealed partial class ServiceBusTransport : IAsyncDisposable
         options.Validate();
         ObjectDisposedException.ThrowIf(_client.IsClosed, this);
         var properties = await ReadPropertiesAsync(entity, cancellationToken).ConfigureAwait(false);
-        if (properties is { RequiresSession: true })
+        if (properties is { RequiresSession: true } && options.SubQueue == SubQueue.None) // a sub-queue has no sessions
         {
             throw new ArgumentException($"The {entity} requires sessions: accept a session with AcceptNextSessionAsync or AcceptSessionAsync.", nameof(entity));
         }
@@ -103,6 +103,11 @@ public sealed partial class ServiceBusTransport : IAsyncDisposable
     {
         options = options.Clone();
         options.Validate();
+        if (maxConcurrentSessions > 0)
+        {
+            options.ThrowIfSubQueue(nameof(options));
+        }
+
         return maxConcurrentSessions > 0
             ? new ServiceBusMultiSessionSource(this, entity, maxConcurrentSessions, options.LockDuration, options)
             : new ServiceBusMessageSource(CreateReceiver(entity, options), entity, options.LockDuration, options, ownsReceiver: true);
@@ -143,7 +148,7 @@ public sealed partial class ServiceBusTransport : IAsyncDisposable
 
     private ServiceBusReceiver CreateReceiver(ServiceBusEntity entity, ServiceBusSourceOptions options)
     {
-        var receiverOptions = new ServiceBusReceiverOptions { ReceiveMode = ServiceBusReceiveMode.PeekLock, PrefetchCount = options.PrefetchCount };
+        var receiverOptions = new ServiceBusReceiverOptions { ReceiveMode = ServiceBusReceiveMode.PeekLock, PrefetchCount = options.PrefetchCount, SubQueue = options.SubQueue };
         return entity.SubscriptionName is { } subscription
             ? _client.CreateReceiver(entity.QueueOrTopicName, subscription, receiverOptions)
             : _client.CreateReceiver(entity.QueueOrTopicName, receiverOptions);

@@ -24,7 +24,7 @@ internal static class StatisticsAssertions
     {
         ArgumentNullException.ThrowIfNull(s);
         s.InFlight.Should().Be(0);
-        s.Received.Should().Be(s.Completed + s.Abandoned + s.DeadLettered + s.LeasesLost + s.SettleFailures, "every delivery has one outcome: {0}", s);
+        s.Received.Should().Be(s.Completed + s.Abandoned + s.DeadLettered + s.Deferred + s.LeasesLost + s.SettleFailures, "every delivery has one outcome: {0}", s);
         s.AbandonedAtStop.Should().BeLessThanOrEqualTo(s.Abandoned);
     }
 

@@ -1,4 +1,5 @@
 using System.Diagnostics.CodeAnalysis;
+using Azure.Messaging.ServiceBus;
 
 namespace PriorityAsync.MessagePump.AzureServiceBus.Hosting;
 
@@ -34,6 +35,13 @@ public sealed class ServiceBusSourceSettings
     /// </summary>
     public int MaxConcurrentSessions { get; set; }
 
+    /// <summary>
+    /// Gets or sets the sub-queue to receive from (<see cref="ServiceBusSourceOptions.SubQueue"/>): <c>DeadLetter</c> or
+    /// <c>TransferDeadLetter</c> for the entity's dead-letter queues; <c>None</c> (the default) for the entity itself.
+    /// A sub-queue has no sessions: it cannot be combined with <see cref="MaxConcurrentSessions"/>.
+    /// </summary>
+    public SubQueue SubQueue { get; set; }
+
     /// <summary>Gets or sets the entity's lock duration (<see cref="ServiceBusSourceOptions.LockDuration"/>); checked at the first receive.</summary>
     public TimeSpan? LockDuration { get; set; }
 
@@ -67,7 +75,7 @@ public sealed class ServiceBusSourceSettings
     /// <exception cref="ArgumentOutOfRangeException">An option breaks its rule; the exception names it.</exception>
     public ServiceBusSourceOptions ToSourceOptions()
     {
-        var options = new ServiceBusSourceOptions { LockDuration = LockDuration, PrefetchCount = PrefetchCount, MaxWaitTime = MaxWaitTime };
+        var options = new ServiceBusSourceOptions { LockDuration = LockDuration, PrefetchCount = PrefetchCount, MaxWaitTime = MaxWaitTime, SubQueue = SubQueue };
         options.Validate();
         return options;
     }
@@ -100,6 +108,11 @@ public sealed class ServiceBusSourceSettings
         if (MaxConcurrentSessions < 0)
         {
             throw new ArgumentOutOfRangeException(nameof(MaxConcurrentSessions), MaxConcurrentSessions, "MaxConcurrentSessions must not be negative (0: the entity has no sessions).");
+        }
+
+        if (MaxConcurrentSessions > 0 && SubQueue != SubQueue.None)
+        {
+            throw new ArgumentException($"SubQueue is {SubQueue}, but a dead-letter sub-queue has no sessions: set MaxConcurrentSessions to 0 to receive from it.", nameof(SubQueue));
         }
 
         ToEntity();

@@ -1,3 +1,4 @@
+using System.Runtime.ExceptionServices;
 using Azure.Messaging.ServiceBus;
 
 namespace PriorityAsync.MessagePump.AzureServiceBus;
@@ -8,20 +9,22 @@ namespace PriorityAsync.MessagePump.AzureServiceBus;
 /// Each settlement runs in the pump's lease lane and is answered by the broker (see <see cref="ServiceBusLeasedMessage"/>); a message is settled once.
 /// </summary>
 /// <remarks>
-/// <c>DeferMessageAsync</c> and the <c>propertiesToModify</c> overloads are not offered: the pump's transport contract
-/// (<see cref="ILeasedMessage"/>) settles by complete, abandon and dead-letter only, so that every message ends
-/// completed or dead-lettered and nothing is parked where the pump cannot see it.
+/// A deferred message (<see cref="DeferMessageAsync"/>) is counted by the pump as deferred
+/// (<see cref="MessagePumpStatistics.Deferred"/>); receive it again with
+/// <see cref="ServiceBusPumpProcessor.ProcessDeferredMessagesAsync"/>, which hands it to the handler like any other.
 /// </remarks>
 public sealed class ServiceBusPumpMessageEventArgs : EventArgs
 {
     private readonly ServiceBusLeasedMessage _leased;
+    private readonly string _entityPath;
     private int _settled;
     private ServiceBusException? _lockLostThrown;
 
-    internal ServiceBusPumpMessageEventArgs(MessageContext context, ServiceBusLeasedMessage leased, string fullyQualifiedNamespace, CancellationToken cancellationToken)
+    internal ServiceBusPumpMessageEventArgs(MessageContext context, ServiceBusLeasedMessage leased, string entityPath, string fullyQualifiedNamespace, CancellationToken cancellationToken)
     {
         Context = context;
         _leased = leased;
+        _entityPath = entityPath;
         FullyQualifiedNamespace = fullyQualifiedNamespace;
         CancellationToken = cancellationToken;
     }
@@ -35,8 +38,8 @@ public sealed class ServiceBusPumpMessageEventArgs : EventArgs
     /// </summary>
     public CancellationToken CancellationToken { get; }
 
-    /// <summary>Gets the path of the queue or subscription the message came from.</summary>
-    public string EntityPath => _leased.Entity.Path;
+    /// <summary>Gets the path of the queue or subscription the message came from (with the sub-queue's suffix when the processor reads one).</summary>
+    public string EntityPath => _entityPath;
 
     /// <summary>Gets the namespace's host name.</summary>
     public string FullyQualifiedNamespace { get; }
@@ -66,14 +69,15 @@ public sealed class ServiceBusPumpMessageEventArgs : EventArgs
 
     /// <summary>Abandons the message: the broker makes it visible again for another delivery, with its delivery count raised.</summary>
     /// <param name="message">The message: <see cref="Message"/>.</param>
+    /// <param name="propertiesToModify">Application properties to set on the message (added, or replacing those of the same name); <see langword="null"/> for none.</param>
     /// <param name="cancellationToken">Checked before the call; a settlement under way ends when the broker answers or the client's operation timeout (<see cref="ServiceBusRetryOptions.TryTimeout"/>) ends it, not with this token.</param>
     /// <returns>A task that completes when the broker has released the message.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="message"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="message"/> is not this handler call's message.</exception>
     /// <exception cref="InvalidOperationException">The message was already settled by this handler.</exception>
     /// <exception cref="ServiceBusException">The lock was lost (<see cref="ServiceBusFailureReason.MessageLockLost"/>), or the broker refused the settlement.</exception>
-    public Task AbandonMessageAsync(ServiceBusReceivedMessage message, CancellationToken cancellationToken = default) =>
-        SettleAsync(message, "abandon", () => Context.AbandonAsync(), cancellationToken);
+    public Task AbandonMessageAsync(ServiceBusReceivedMessage message, IDictionary<string, object>? propertiesToModify = null, CancellationToken cancellationToken = default) =>
+        SettleAsync(message, Settlement.Abandon, propertiesToModify, reason: null, description: null, cancellationToken);
 
     /// <summary>Moves the message to the dead-letter queue with a reason and a description.</summary>
     /// <param name="message">The message: <see cref="Message"/>.</param>
@@ -88,11 +92,87 @@ public sealed class ServiceBusPumpMessageEventArgs : EventArgs
     public Task DeadLetterMessageAsync(ServiceBusReceivedMessage message, string deadLetterReason, string? deadLetterErrorDescription = null, CancellationToken cancellationToken = default)
     {
         ArgumentException.ThrowIfNullOrWhiteSpace(deadLetterReason);
-        return SettleAsync(
-            message,
-            "dead-letter",
-            () => Context.DeadLetterAsync(deadLetterReason, deadLetterErrorDescription),
-            cancellationToken);
+        return SettleAsync(message, Settlement.DeadLetter, propertiesToModify: null, deadLetterReason, deadLetterErrorDescription, cancellationToken);
+    }
+
+    /// <summary>Moves the message to the dead-letter queue without a reason, setting application properties on it.</summary>
+    /// <param name="message">The message: <see cref="Message"/>.</param>
+    /// <param name="propertiesToModify">Application properties to set on the message (added, or replacing those of the same name); <see langword="null"/> for none.</param>
+    /// <param name="cancellationToken">Checked before the call; a settlement under way ends when the broker answers or the client's operation timeout (<see cref="ServiceBusRetryOptions.TryTimeout"/>) ends it, not with this token.</param>
+    /// <returns>A task that completes when the broker has dead-lettered the message.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="message"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="message"/> is not this handler call's message.</exception>
+    /// <exception cref="InvalidOperationException">The message was already settled by this handler.</exception>
+    /// <exception cref="ServiceBusException">The lock was lost (<see cref="ServiceBusFailureReason.MessageLockLost"/>), or the broker refused the settlement.</exception>
+    public Task DeadLetterMessageAsync(ServiceBusReceivedMessage message, IDictionary<string, object>? propertiesToModify = null, CancellationToken cancellationToken = default) =>
+        SettleAsync(message, Settlement.DeadLetter, propertiesToModify, reason: null, description: null, cancellationToken);
+
+    /// <summary>Moves the message to the dead-letter queue with a reason and a description, setting application properties on it.</summary>
+    /// <param name="message">The message: <see cref="Message"/>.</param>
+    /// <param name="propertiesToModify">Application properties to set on the message (added, or replacing those of the same name); <see langword="null"/> for none.</param>
+    /// <param name="deadLetterReason">Why the message cannot be processed (the <c>DeadLetterReason</c> property); required.</param>
+    /// <param name="deadLetterErrorDescription">More detail (the <c>DeadLetterErrorDescription</c> property); <see langword="null"/> for none.</param>
+    /// <param name="cancellationToken">Checked before the call; a settlement under way ends when the broker answers or the client's operation timeout (<see cref="ServiceBusRetryOptions.TryTimeout"/>) ends it, not with this token.</param>
+    /// <returns>A task that completes when the broker has dead-lettered the message.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="message"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="message"/> is not this handler call's message, or <paramref name="deadLetterReason"/> is empty.</exception>
+    /// <exception cref="InvalidOperationException">The message was already settled by this handler.</exception>
+    /// <exception cref="ServiceBusException">The lock was lost (<see cref="ServiceBusFailureReason.MessageLockLost"/>), or the broker refused the settlement.</exception>
+    public Task DeadLetterMessageAsync(ServiceBusReceivedMessage message, IDictionary<string, object>? propertiesToModify, string deadLetterReason, string? deadLetterErrorDescription = null, CancellationToken cancellationToken = default)
+    {
+        ArgumentException.ThrowIfNullOrWhiteSpace(deadLetterReason);
+        return SettleAsync(message, Settlement.DeadLetter, propertiesToModify, deadLetterReason, deadLetterErrorDescription, cancellationToken);
+    }
+
+    /// <summary>
+    /// Defers the message: the broker keeps it aside, to be received again only by its sequence number
+    /// (<see cref="ServiceBusReceivedMessage.SequenceNumber"/>; see <see cref="ServiceBusPumpProcessor.ProcessDeferredMessagesAsync"/>).
+    /// The pump counts it as deferred (<see cref="MessagePumpStatistics.Deferred"/>).
+    /// </summary>
+    /// <param name="message">The message: <see cref="Message"/>.</param>
+    /// <param name="propertiesToModify">Application properties to set on the message (added, or replacing those of the same name); <see langword="null"/> for none.</param>
+    /// <param name="cancellationToken">Checked before the call; a settlement under way ends when the broker answers or the client's operation timeout (<see cref="ServiceBusRetryOptions.TryTimeout"/>) ends it, not with this token.</param>
+    /// <returns>A task that completes when the broker has deferred the message.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="message"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="message"/> is not this handler call's message.</exception>
+    /// <exception cref="InvalidOperationException">The message was already settled by this handler.</exception>
+    /// <exception cref="ServiceBusException">The lock was lost (<see cref="ServiceBusFailureReason.MessageLockLost"/>), or the broker refused the settlement.</exception>
+    public Task DeferMessageAsync(ServiceBusReceivedMessage message, IDictionary<string, object>? propertiesToModify = null, CancellationToken cancellationToken = default) =>
+        SettleAsync(message, Settlement.Defer, propertiesToModify, reason: null, description: null, cancellationToken);
+
+    /// <summary>
+    /// Renews the message's lock now, in the pump's lease lane, and moves <see cref="ServiceBusReceivedMessage.LockedUntil"/>
+    /// (which the pump's lease keeper schedules its next renewals from). Seldom needed: the keeper renews every lock the
+    /// pump holds while its handler runs.
+    /// </summary>
+    /// <param name="message">The message: <see cref="Message"/>.</param>
+    /// <param name="cancellationToken">Cancels the call.</param>
+    /// <returns>A task that completes when the broker has renewed the lock.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="message"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="message"/> is not this handler call's message.</exception>
+    /// <exception cref="InvalidOperationException">The message was already settled by this handler.</exception>
+    /// <exception cref="ServiceBusException">The lock was lost (<see cref="ServiceBusFailureReason.MessageLockLost"/>), or the broker refused the renewal.</exception>
+    public async Task RenewMessageLockAsync(ServiceBusReceivedMessage message, CancellationToken cancellationToken = default)
+    {
+        ThrowIfNotThisMessage(message);
+        cancellationToken.ThrowIfCancellationRequested();
+        if (IsSettled)
+        {
+            throw new InvalidOperationException($"Cannot renew the lock of message {Message.MessageId}: it was already settled by this handler.");
+        }
+
+        try
+        {
+            await Context.LeaseLane.Run(() => _leased.RenewLockAsync(cancellationToken)).ConfigureAwait(true);
+        }
+        catch (LeaseLostException ex)
+        {
+            throw new ServiceBusException($"Cannot renew the lock of message {Message.MessageId}: its lock was lost (it expired, or its receive link closed); the broker will deliver it again.", ServiceBusFailureReason.MessageLockLost, EntityPath, ex);
+        }
+        catch (TransientTransportException ex) when (ex.InnerException is ServiceBusException original)
+        {
+            ExceptionDispatchInfo.Throw(original);
+        }
     }
 
     /// <summary>Completes (<paramref name="complete"/>) or abandons the message unless the handler settled it; the processor's part after the handler.</summary>
@@ -100,18 +180,41 @@ public sealed class ServiceBusPumpMessageEventArgs : EventArgs
         ? SettleAsync(Message, "complete", () => Context.CompleteAsync(), CancellationToken.None)
         : SettleAsync(Message, "abandon", () => Context.AbandonAsync(), CancellationToken.None);
 
-    private async Task SettleAsync(ServiceBusReceivedMessage message, string operation, Func<Task<bool>> settle, CancellationToken cancellationToken)
+    /// <summary>A settlement with the SDK's <c>propertiesToModify</c>, which the leased message sends with it.</summary>
+    private Task SettleAsync(ServiceBusReceivedMessage message, Settlement settlement, IDictionary<string, object>? propertiesToModify, string? reason, string? description, CancellationToken cancellationToken) =>
+        SettleAsync(
+            message,
+            settlement switch
+            {
+                Settlement.Abandon => "abandon",
+                Settlement.Defer => "defer",
+                _ => "dead-letter",
+            },
+            () =>
+            {
+                // Set before the pump claims the settlement: only a settlement of this kind sends them (this one; the
+                // pump's own abandon at stop could also, were it to claim the message first: the handler asked for it).
+                _leased.SetPropertiesToModify(settlement, propertiesToModify);
+                return Context.SettleAsync(settlement, reason, description);
+            },
+            cancellationToken);
+
+    private void ThrowIfNotThisMessage(ServiceBusReceivedMessage message)
     {
         ArgumentNullException.ThrowIfNull(message);
         if (!ReferenceEquals(message, Message))
         {
-            throw new ArgumentException($"Only this handler call's message ({Message.MessageId}) can be settled with its arguments; the one given is {message.MessageId}.", nameof(message));
+            throw new ArgumentException($"Only this handler call's message ({Message.MessageId}) can be settled or renewed with its arguments; the one given is {message.MessageId}.", nameof(message));
         }
+    }
 
+    private async Task SettleAsync(ServiceBusReceivedMessage message, string operation, Func<Task<bool>> settle, CancellationToken cancellationToken)
+    {
+        ThrowIfNotThisMessage(message);
         cancellationToken.ThrowIfCancellationRequested();
         if (Interlocked.Exchange(ref _settled, 1) != 0)
         {
-            throw new InvalidOperationException($"Cannot {operation} message {Message.MessageId}: it was already settled by this handler (a message is completed, abandoned or dead-lettered once).");
+            throw new InvalidOperationException($"Cannot {operation} message {Message.MessageId}: it was already settled by this handler (a message is completed, abandoned, dead-lettered or deferred once).");
         }
 
         if (await settle().ConfigureAwait(true))

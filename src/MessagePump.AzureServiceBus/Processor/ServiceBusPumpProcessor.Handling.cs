@@ -17,7 +17,7 @@ public sealed partial class ServiceBusPumpProcessor
             ? null
             : new CancellationTokenSource(_options.MaxAutoLockRenewalDuration, context.TimeProvider);
         using var linked = limit is null ? null : CancellationTokenSource.CreateLinkedTokenSource(context.CancellationToken, limit.Token);
-        var args = new ServiceBusPumpMessageEventArgs(context, leased, FullyQualifiedNamespace, linked?.Token ?? context.CancellationToken);
+        var args = new ServiceBusPumpMessageEventArgs(context, leased, EntityPath, FullyQualifiedNamespace, linked?.Token ?? context.CancellationToken);
         Exception? failure = null;
         try
         {

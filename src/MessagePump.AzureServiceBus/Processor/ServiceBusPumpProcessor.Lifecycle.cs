@@ -46,6 +46,7 @@ public sealed partial class ServiceBusPumpProcessor
                 await pump.StartAsync(CancellationToken.None).ConfigureAwait(false);
                 lock (_handlersGate)
                 {
+                    pump.UpdateMaxInFlight(_options.MaxConcurrentCalls); // an UpdateConcurrency made while the pump started
                     _run = new ProcessorRun(source, pump);
                 }
             }

@@ -76,6 +76,12 @@ public sealed partial class ServiceBusPumpProcessor : IAsyncDisposable
         _transport = transport;
         _ownsTransport = ownsTransport;
         _entity = entity;
+        EntityPath = options.SubQueue switch
+        {
+            SubQueue.DeadLetter => entity.Path + "/$DeadLetterQueue",
+            SubQueue.TransferDeadLetter => entity.Path + "/$Transfer/$DeadLetterQueue",
+            _ => entity.Path,
+        };
         if (string.IsNullOrEmpty(options.Identifier))
         {
             options.Identifier = $"{entity.Path}-{Guid.NewGuid()}"; // ServiceBusProcessor's default
@@ -117,8 +123,11 @@ public sealed partial class ServiceBusPumpProcessor : IAsyncDisposable
     /// <summary>Gets whether the processor is processing: started and not stopped.</summary>
     public bool IsProcessing => Volatile.Read(ref _run) is not null;
 
-    /// <summary>Gets the path of the queue or subscription: <c>queue</c>, or <c>topic/Subscriptions/subscription</c>.</summary>
-    public string EntityPath => _entity.Path;
+    /// <summary>
+    /// Gets the path of the queue or subscription: <c>queue</c>, or <c>topic/Subscriptions/subscription</c>; with
+    /// <see cref="ServiceBusPumpProcessorOptions.SubQueue"/>, the sub-queue's (<c>queue/$DeadLetterQueue</c>, <c>queue/$Transfer/$DeadLetterQueue</c>), as the SDK's.
+    /// </summary>
+    public string EntityPath { get; }
 
     /// <summary>Gets the namespace's host name.</summary>
     public string FullyQualifiedNamespace => _transport.Client.FullyQualifiedNamespace;
@@ -132,6 +141,58 @@ public sealed partial class ServiceBusPumpProcessor : IAsyncDisposable
     /// </summary>
     /// <returns>The statistics, or <see langword="null"/>.</returns>
     public MessagePumpStatistics? GetStatistics() => Volatile.Read(ref _run)?.Pump.GetStatistics() ?? Volatile.Read(ref _lastStatistics);
+
+    /// <summary>
+    /// Changes <see cref="ServiceBusPumpProcessorOptions.MaxConcurrentCalls"/> now, as the SDK's <c>UpdateConcurrency</c>: the
+    /// running pump's <see cref="PriorityMessagePump.MaxInFlight"/>, and the value of every later start. A higher value
+    /// lets the pump receive more at once; a lower one receives nothing more until fewer messages than the new value are
+    /// held. Running handlers are not touched.
+    /// </summary>
+    /// <param name="maxConcurrentCalls">The new value; at least 1.</param>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="maxConcurrentCalls"/> is zero or negative.</exception>
+    /// <exception cref="ObjectDisposedException">The processor was disposed.</exception>
+    public void UpdateConcurrency(int maxConcurrentCalls)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(maxConcurrentCalls);
+        ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed), this);
+        lock (_handlersGate)
+        {
+            // Under the gate the start publishes its run under: a start under way reads the new value when it publishes.
+            _options.MaxConcurrentCalls = maxConcurrentCalls;
+            _run?.Pump.UpdateMaxInFlight(maxConcurrentCalls);
+        }
+    }
+
+    /// <summary>
+    /// Receives the deferred messages with these sequence numbers now (the broker locks them; see
+    /// <see cref="ServiceBusReceiver.ReceiveDeferredMessagesAsync"/>) and hands them to <see cref="ProcessMessageAsync"/>
+    /// like any other message: before the next messages of the entity, as the pump has room, renewed, settled and counted
+    /// as the others. Does not wait for them to be handled, so a handler may call it.
+    /// </summary>
+    /// <param name="sequenceNumbers">The sequence numbers of messages deferred on this processor's entity (<see cref="ServiceBusPumpMessageEventArgs.DeferMessageAsync"/>); at least one.</param>
+    /// <param name="cancellationToken">Cancels the receive.</param>
+    /// <returns>A task that completes when the messages are received and queued for the handler.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="sequenceNumbers"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="sequenceNumbers"/> is empty.</exception>
+    /// <exception cref="InvalidOperationException">The processor is not processing.</exception>
+    /// <exception cref="ServiceBusException">The broker refused the receive: <see cref="ServiceBusFailureReason.MessageNotFound"/> when one of them is not a deferred message of the entity (then none is received).</exception>
+    /// <remarks>
+    /// A received message's lock runs from the receive: the pump renews it once it has taken it, which is at once while
+    /// it has room (<see cref="ServiceBusPumpProcessorOptions.MaxConcurrentCalls"/>) and otherwise when a handler ends.
+    /// Messages not yet taken when the processor stops are abandoned: they stay deferred.
+    /// </remarks>
+    public Task ProcessDeferredMessagesAsync(IEnumerable<long> sequenceNumbers, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(sequenceNumbers);
+        long[] numbers = [.. sequenceNumbers];
+        if (numbers.Length == 0)
+        {
+            throw new ArgumentException("At least one sequence number is needed.", nameof(sequenceNumbers));
+        }
+
+        var run = Volatile.Read(ref _run) ?? throw new InvalidOperationException($"{this} is not processing: start it before receiving deferred messages for its handler.");
+        return run.Source.ReceiveDeferredAsync(numbers, cancellationToken);
+    }
 
     /// <inheritdoc />
     public override string ToString() => $"ServiceBusPumpProcessor '{Identifier}' of the {_entity}";

@@ -59,6 +59,13 @@ public sealed class ServiceBusPumpProcessorOptions
     public ServiceBusReceiveMode ReceiveMode { get; set; } = ServiceBusReceiveMode.PeekLock;
 
     /// <summary>
+    /// Gets or sets the sub-queue to process, as <see cref="ServiceBusProcessorOptions.SubQueue"/>: <see cref="SubQueue.DeadLetter"/>
+    /// processes the entity's dead-letter queue, <see cref="SubQueue.TransferDeadLetter"/> its transfer dead-letter queue
+    /// (<see cref="ServiceBusSourceOptions.SubQueue"/>). Default <see cref="SubQueue.None"/>: the entity itself.
+    /// </summary>
+    public SubQueue SubQueue { get; set; }
+
+    /// <summary>
     /// Gets or sets the entity's lock duration when it cannot be read from the entity (<see cref="ServiceBusSourceOptions.LockDuration"/>).
     /// <see langword="null"/> (the default): read it from the entity, or from the first receive.
     /// </summary>
@@ -129,7 +136,7 @@ public sealed class ServiceBusPumpProcessorOptions
     }
 
     /// <summary>The source's options these options imply.</summary>
-    internal ServiceBusSourceOptions SourceOptions() => new() { PrefetchCount = PrefetchCount, LockDuration = LockDuration };
+    internal ServiceBusSourceOptions SourceOptions() => new() { PrefetchCount = PrefetchCount, LockDuration = LockDuration, SubQueue = SubQueue };
 
     /// <summary>The pump's options these options imply.</summary>
     /// <remarks>The pump is named by <see cref="Identifier"/>, which the processor has set (to its default when none was given).</remarks>

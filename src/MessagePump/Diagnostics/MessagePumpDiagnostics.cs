@@ -67,6 +67,9 @@ public static class MessagePumpDiagnostics
     /// <summary>The operation name of dead-lettering a message.</summary>
     public const string DeadLetterOperation = "dead_letter";
 
+    /// <summary>The operation name of deferring a message (Service Bus's defer).</summary>
+    public const string DeferOperation = "defer";
+
     /// <summary>The <see cref="IMessageSource.MessagingSystem"/> of a source that does not name its system.</summary>
     public const string UnknownSystem = "unknown";
 

@@ -29,6 +29,9 @@ internal static partial class MessagePumpLog
     [LoggerMessage(14, LogLevel.Warning, "Message pump {Pump} dead-lettered {MessageId}: {Reason}.")]
     public static partial void DeadLettered(ILogger logger, string pump, string messageId, string reason);
 
+    [LoggerMessage(15, LogLevel.Debug, "Message pump {Pump} deferred {MessageId}.")]
+    public static partial void Deferred(ILogger logger, string pump, string messageId);
+
     [LoggerMessage(20, LogLevel.Trace, "Message pump {Pump} renewed {MessageId} with {Slack} of lock left.")]
     public static partial void Renewed(ILogger logger, string pump, string messageId, TimeSpan slack);
 

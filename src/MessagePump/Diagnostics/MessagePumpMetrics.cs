@@ -28,6 +28,9 @@ public static class MessagePumpMetrics
     /// <summary>Counter of messages dead-lettered by handlers.</summary>
     public const string DeadLetteredMessagesName = "messagepump.messages.dead_lettered";
 
+    /// <summary>Counter of messages deferred by handlers (Service Bus's defer: set aside, received again by sequence number).</summary>
+    public const string DeferredMessagesName = "messagepump.messages.deferred";
+
     /// <summary>Counter of leases lost.</summary>
     public const string LeasesLostName = "messagepump.lease.lost";
 

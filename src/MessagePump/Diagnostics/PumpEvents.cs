@@ -21,6 +21,7 @@ internal sealed class PumpEvents
     private long _abandonedAtStop;
     private long _unsettledAtStop;
     private long _deadLettered;
+    private long _deferred;
     private long _leasesLost;
     private long _settleFailures;
     private long _handlerFailures;
@@ -89,9 +90,13 @@ internal sealed class PumpEvents
                 Interlocked.Increment(ref _abandoned);
                 MessagePumpLog.Abandoned(_logger, _pump, message.MessageId);
                 break;
+            case Settlement.Defer:
+                Interlocked.Increment(ref _deferred);
+                MessagePumpLog.Deferred(_logger, _pump, message.MessageId);
+                break;
             default:
                 Interlocked.Increment(ref _deadLettered);
-                MessagePumpLog.DeadLettered(_logger, _pump, message.MessageId, reason!);
+                MessagePumpLog.DeadLettered(_logger, _pump, message.MessageId, reason ?? "no reason given");
                 break;
         }
     }
@@ -151,6 +156,7 @@ internal sealed class PumpEvents
         AbandonedAtStop = Interlocked.Read(ref _abandonedAtStop),
         UnsettledAtStop = Interlocked.Read(ref _unsettledAtStop),
         DeadLettered = Interlocked.Read(ref _deadLettered),
+        Deferred = Interlocked.Read(ref _deferred),
         LeasesLost = Interlocked.Read(ref _leasesLost),
         SettleFailures = Interlocked.Read(ref _settleFailures),
         HandlerFailures = Interlocked.Read(ref _handlerFailures),

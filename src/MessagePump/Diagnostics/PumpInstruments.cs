@@ -17,6 +17,7 @@ internal sealed class PumpInstruments
         Completed = meter.CreateCounter<long>(MessagePumpMetrics.CompletedMessagesName, "{message}", "Messages completed.");
         Abandoned = meter.CreateCounter<long>(MessagePumpMetrics.AbandonedMessagesName, "{message}", "Messages abandoned.");
         DeadLettered = meter.CreateCounter<long>(MessagePumpMetrics.DeadLetteredMessagesName, "{message}", "Messages dead-lettered by handlers.");
+        Deferred = meter.CreateCounter<long>(MessagePumpMetrics.DeferredMessagesName, "{message}", "Messages deferred by handlers.");
         LeasesLost = meter.CreateCounter<long>(MessagePumpMetrics.LeasesLostName, "{lease}", "Leases lost.");
         Renewals = meter.CreateCounter<long>(MessagePumpMetrics.RenewalsName, "{renewal}", "Lease renewals.");
         LeaseSlack = meter.CreateHistogram<double>(MessagePumpMetrics.LeaseSlackName, "s", "Lock time left when a renewal was sent.");
@@ -35,6 +36,8 @@ internal sealed class PumpInstruments
     public Counter<long> Abandoned { get; }
 
     public Counter<long> DeadLettered { get; }
+
+    public Counter<long> Deferred { get; }
 
     public Counter<long> LeasesLost { get; }
 

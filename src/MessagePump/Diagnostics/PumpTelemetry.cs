@@ -68,6 +68,7 @@ internal sealed partial class PumpTelemetry
         {
             Settlement.Complete => (_instruments.Completed, MessagePumpDiagnostics.CompleteOperation),
             Settlement.Abandon => (_instruments.Abandoned, MessagePumpDiagnostics.AbandonOperation),
+            Settlement.Defer => (_instruments.Deferred, MessagePumpDiagnostics.DeferOperation),
             _ => (_instruments.DeadLettered, MessagePumpDiagnostics.DeadLetterOperation),
         };
         if (counter.Enabled)

@@ -40,6 +40,14 @@ public sealed partial class MessageContext
     }
 
     /// <summary>
+    /// Settles the message now as <paramref name="settlement"/> (a transport's own kind, such as
+    /// <see cref="Settlement.Defer"/>, or a dead-letter without a reason), in the lease lane, as <see cref="CompleteAsync"/> does.
+    /// </summary>
+    /// <returns><see langword="true"/> when the message was settled; <see langword="false"/> when it was already settled or its lease is lost.</returns>
+    internal Task<bool> SettleAsync(Settlement settlement, string? reason, string? description) =>
+        _pump.LeaseLane.Run(() => _pump.SettleAsync(this, settlement, reason, description));
+
+    /// <summary>
     /// A settle call made on <see cref="Message"/> itself (a pump-owned <see cref="IPumpRoutedMessage"/>): run in the
     /// lease lane through the pump's settlement, so that it is claimed once and counted as what it was; it fails as
     /// <see cref="ILeasedMessage"/>'s calls do (<see cref="LeaseLostException"/> when the message was already settled or

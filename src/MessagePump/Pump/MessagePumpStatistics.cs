@@ -3,7 +3,7 @@ namespace PriorityAsync.MessagePump;
 /// <summary>A snapshot of a <see cref="PriorityMessagePump"/>'s accounting, one outcome per delivery.</summary>
 /// <remarks>
 /// Once the pump has stopped and every handler has returned,
-/// <c>Received == Completed + Abandoned + DeadLettered + LeasesLost + SettleFailures</c>.
+/// <c>Received == Completed + Abandoned + DeadLettered + Deferred + LeasesLost + SettleFailures</c>.
 /// </remarks>
 public sealed record MessagePumpStatistics
 {
@@ -29,6 +29,12 @@ public sealed record MessagePumpStatistics
 
     /// <summary>Gets how many messages handlers dead-lettered.</summary>
     public long DeadLettered { get; init; }
+
+    /// <summary>
+    /// Gets how many messages handlers deferred (Service Bus: <c>DeferMessageAsync</c>): the broker keeps them aside,
+    /// to be received again by sequence number; each such delivery is counted on its own in <see cref="Received"/>.
+    /// </summary>
+    public long Deferred { get; init; }
 
     /// <summary>
     /// Gets how many leases were lost (renewal or settlement found the lock gone, retries ran out of lock time, or a

@@ -122,6 +122,7 @@ public sealed partial class PriorityMessagePump
     {
         Settlement.Complete => "complete",
         Settlement.Abandon => "abandon",
+        Settlement.Defer => "defer",
         _ => "dead-letter",
     };
 
@@ -168,6 +169,7 @@ public sealed partial class PriorityMessagePump
         {
             Settlement.Complete => message.CompleteAsync(abort),
             Settlement.Abandon => message.AbandonAsync(abort),
+            Settlement.Defer => Task.FromException(new NotSupportedException($"{message.GetType().Name} cannot be deferred: only a transport's own message type offers defer.")),
             _ when description is null => message.DeadLetterAsync(reason!, abort),
             _ => message.DeadLetterAsync(reason!, description, abort),
         };

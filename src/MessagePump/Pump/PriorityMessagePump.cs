@@ -53,6 +53,7 @@ public sealed partial class PriorityMessagePump : IAsyncDisposable
     private readonly bool _renewsBatchesNatively;
     private readonly CancellationTokenSource _keeperStop = new();
     private TaskCompletionSource? _capacityWaiter;
+    private int _maxInFlight; // written under _gate (UpdateMaxInFlight), read by the admission under it
     private bool _receiveCallUnderWay; // a receive call has begun in the lease lane and not yet started its messages; under _gate
     private TaskCompletionSource? _receiveCallEnded; // what the stop waits on while it is (ReceiveCallEndedAsync); under _gate
     private TaskCompletionSource? _stopped;
@@ -91,7 +92,7 @@ public sealed partial class PriorityMessagePump : IAsyncDisposable
         ProcessingLane = scheduler.GetLane(_options.ProcessingLane);
         ReceiveLane = scheduler.GetLane(_options.ReceiveLane);
         TimeProvider = _options.TimeProvider ?? scheduler.TimeProvider;
-        MaxInFlight = _options.MaxInFlight
+        _maxInFlight = _options.MaxInFlight
             ?? (int)Math.Min(int.MaxValue, (long)Math.Max(1, ProcessingLane.TaskScheduler.MaximumConcurrencyLevel) * MessagePumpOptions.DefaultInFlightPerWorker);
         _admission = new ReceiveAdmission(_options.MaxBatchSize);
         _events = new PumpEvents(_options.Name, source, _options.MeterFactory, logger ?? NullLogger.Instance);
@@ -125,8 +126,28 @@ public sealed partial class PriorityMessagePump : IAsyncDisposable
     /// <summary>Gets the pump's clock.</summary>
     public TimeProvider TimeProvider { get; }
 
-    /// <summary>Gets how many messages may be in flight at once (the option, or the default derived from the scheduler).</summary>
-    public int MaxInFlight { get; }
+    /// <summary>Gets how many messages may be in flight at once (the option, or the default derived from the scheduler; see <see cref="UpdateMaxInFlight"/>).</summary>
+    public int MaxInFlight => Volatile.Read(ref _maxInFlight);
+
+    /// <summary>
+    /// Changes <see cref="MaxInFlight"/> while the pump runs (or before it starts). Admission only: a higher limit lets
+    /// the receive loop ask for more at once; a lower one receives nothing more until fewer than the new limit are in
+    /// flight. No message in flight is touched: its handler, lease and settlement go on as they were.
+    /// </summary>
+    /// <param name="maxInFlight">The new limit; at least 1.</param>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="maxInFlight"/> is zero or negative.</exception>
+    public void UpdateMaxInFlight(int maxInFlight)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(maxInFlight);
+        lock (_gate)
+        {
+            Volatile.Write(ref _maxInFlight, maxInFlight);
+            if (HasCapacityLocked())
+            {
+                SignalCapacityLocked(); // a receive loop waiting for room looks again
+            }
+        }
+    }
 
     /// <summary>Starts receiving in the receive lane. Returns at once.</summary>
     /// <param name="cancellationToken">Not used: starting does not wait.</param>

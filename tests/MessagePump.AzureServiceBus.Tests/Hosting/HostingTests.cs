@@ -52,6 +52,24 @@ public sealed class HostingTests
         sessions.MaxConcurrentSessions.Should().Be(4);
     }
 
+    [Fact]
+    public async Task A_dead_letter_sub_queue_from_configuration_is_received_from_and_refused_with_sessions()
+    {
+        await using var provider = Build(new Dictionary<string, string?>
+        {
+            ["Orders:ConnectionString"] = EmulatorConnectionString,
+            ["Orders:QueueName"] = "orders",
+            ["Orders:SubQueue"] = "DeadLetter",
+        });
+
+        provider.GetRequiredKeyedService<MessagePumpHostedService>("orders");
+        var source = provider.GetRequiredKeyedService<IMessageSource>("PriorityAsync.MessagePump.AzureServiceBus:orders");
+
+        source.Should().BeOfType<ServiceBusMessageSource>().Which.Receiver.EntityPath.Should().Be("orders/$DeadLetterQueue");
+        var settings = new ServiceBusSourceSettings { ConnectionString = EmulatorConnectionString, QueueName = "orders", SubQueue = Azure.Messaging.ServiceBus.SubQueue.DeadLetter, MaxConcurrentSessions = 2 };
+        settings.Invoking(s => s.Validate()).Should().Throw<ArgumentException>().Which.ParamName.Should().Be("SubQueue");
+    }
+
     [Theory]
     [InlineData(null, null, "orders", "ConnectionString")]
     [InlineData(EmulatorConnectionString, "contoso.servicebus.windows.net", "orders", "ConnectionString")]

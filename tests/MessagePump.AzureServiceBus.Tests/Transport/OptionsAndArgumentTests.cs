@@ -28,6 +28,17 @@ public sealed class OptionsAndArgumentTests
     }
 
     [Fact]
+    public async Task An_undefined_sub_queue_is_rejected_and_the_session_sources_refuse_a_sub_queue_naming_the_options()
+    {
+        new Action(new ServiceBusSourceOptions { SubQueue = (SubQueue)7 }.Validate).Should().Throw<ArgumentOutOfRangeException>().Which.ParamName.Should().Be("SubQueue");
+        await using var transport = new ServiceBusTransport("Endpoint=sb://localhost;SharedAccessKeyName=k;SharedAccessKey=v;UseDevelopmentEmulator=true;", new ServiceBusTransportOptions { ReadEntityProperties = false });
+        var deadLetters = new ServiceBusSourceOptions { SubQueue = SubQueue.DeadLetter };
+
+        (await transport.Invoking(t => t.OpenSessionsAsync(ServiceBusEntity.Queue("orders"), 2, deadLetters)).Should().ThrowAsync<ArgumentException>()).Which.ParamName.Should().Be("options");
+        (await transport.Invoking(t => t.AcceptNextSessionAsync(ServiceBusEntity.Queue("orders"), deadLetters)).Should().ThrowAsync<ArgumentException>()).Which.ParamName.Should().Be("options");
+    }
+
+    [Fact]
     public void A_source_validates_its_options_when_created()
     {
         var act = () => new ServiceBusMessageSource(new FakeReceiver(), new ServiceBusSourceOptions { LockDuration = TimeSpan.Zero });

@@ -27,7 +27,7 @@ internal sealed class SwarmInvariants
         Check(pump.InFlight == 0, $"{when}: the pump still counts {pump.InFlight} in flight");
         Check(broker.InFlight == 0, $"{when}: the broker still holds {broker.InFlight} lock(s) after StopAsync returned");
         Check(
-            pump.Received == pump.Completed + pump.Abandoned + pump.DeadLettered + pump.LeasesLost + pump.SettleFailures,
+            pump.Received == pump.Completed + pump.Abandoned + pump.DeadLettered + pump.Deferred + pump.LeasesLost + pump.SettleFailures,
             $"{when}: a delivery has no outcome in the pump's books ({pump})");
     }
 
