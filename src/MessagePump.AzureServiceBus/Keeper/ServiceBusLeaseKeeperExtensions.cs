@@ -114,7 +114,21 @@ public static class ServiceBusLeaseKeeperExtensions
     {
         // One adapter per SDK message, so that the keeper sees the same message kept twice (it compares references).
         var kept = Adapters.GetValue(message, _ => create(state));
-        var handle = keeper.Keep(kept);
+
+        // The SDK's consumers do not say the entity's lock duration; the lock left now is at most that, so the keeper
+        // may send each renewal before the last is answered (a starved pool delays answers) without overrunning it.
+        var lockLeft = kept.LockedUntil - keeper.TimeProvider.GetUtcNow();
+        LeaseHandle handle;
+        try
+        {
+            handle = lockLeft > TimeSpan.Zero ? keeper.Keep(kept, new LockDurationHint(lockLeft)) : keeper.Keep(kept);
+        }
+        catch (ArgumentException ex) when (string.Equals(ex.ParamName, "source", StringComparison.Ordinal))
+        {
+            // The keeper's renewal buffer is not below the lock left: it renews each answer in turn instead.
+            handle = keeper.Keep(kept);
+        }
+
         kept.Attach(handle);
         return handle;
     }
