@@ -131,9 +131,11 @@ public sealed class LeaseHandle : IDisposable
     /// <param name="description">More detail, or <see langword="null"/>.</param>
     /// <param name="cancellationToken">Cancels the call.</param>
     /// <returns>The message's dead-letter call.</returns>
+    /// <exception cref="ArgumentException"><paramref name="reason"/> is null, empty or white space (the lease is still kept).</exception>
     /// <exception cref="LeaseLostException">The lease had expired or the message was already settled.</exception>
     public Task DeadLetterAsync(string reason, string? description = null, CancellationToken cancellationToken = default)
     {
+        ArgumentException.ThrowIfNullOrWhiteSpace(reason);
         Dispose();
         return Message.DeadLetterAsync(reason, description, cancellationToken);
     }

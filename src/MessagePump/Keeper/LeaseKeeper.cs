@@ -196,10 +196,38 @@ public sealed partial class LeaseKeeper : IAsyncDisposable
     /// <returns>A task that completes when the keeper has stopped.</returns>
     public Task StopAsync()
     {
+        TaskCompletionSource? first = null;
+        Task stopped;
         lock (_gate)
         {
-            _stopped ??= StopKeeperAsync();
-            return _stopped;
+            if (_stopped is null)
+            {
+                first = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+                _stopped = first.Task;
+            }
+
+            stopped = _stopped;
+        }
+
+        if (first is not null)
+        {
+            _ = RunStopAsync(first); // outside the lock: the stop cancels the calls under way, whose callbacks take it
+        }
+
+        return stopped;
+    }
+
+    [System.Diagnostics.CodeAnalysis.SuppressMessage("Usage", "VSTHRD003:Avoid awaiting foreign Tasks", Justification = "The keeper's own stop (StopKeeperAsync). No JoinableTaskFactory is involved, so the foreign-task deadlock this rule guards against cannot occur.")]
+    private async Task RunStopAsync(TaskCompletionSource stopped)
+    {
+        try
+        {
+            await StopKeeperAsync();
+            stopped.TrySetResult();
+        }
+        catch (Exception ex)
+        {
+            stopped.TrySetException(ex);
         }
     }
 

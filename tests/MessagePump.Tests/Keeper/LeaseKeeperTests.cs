@@ -170,6 +170,12 @@ public class LeaseKeeperTests(ITestOutputHelper output)
             keeper.Invoking(k => k.Keep(expired)).Should().Throw<ArgumentException>().WithParameterName("message")
                 .Which.Message.Should().StartWith("Message m2's lock expired at");
 
+            await using (var buffered = new LeaseKeeper(scheduler, new LeaseKeeperOptions { LockRenewalBuffer = Lock }))
+            {
+                buffered.Invoking(k => k.Keep(again.Message, queue)).Should().Throw<ArgumentException>().WithParameterName("source")
+                    .Which.Message.Should().Contain("must be above LeaseKeeperOptions.LockRenewalBuffer");
+            }
+
             stats = keeper.GetStatistics();
             await again.CompleteAsync();
             await keeper.StopAsync();
