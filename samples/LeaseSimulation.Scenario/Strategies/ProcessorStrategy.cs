@@ -80,7 +80,7 @@ public sealed class ProcessorStrategy : ConsumerStrategy
         try
         {
             processor.ProcessMessageAsync += args => Task.Factory.StartNew(
-                () => HandleAsync(run, queue, args),
+                () => HandleAsync(run, queue, args, args.CancellationToken),
                 CancellationToken.None,
                 TaskCreationOptions.DenyChildAttach,
                 handlerScheduler).Unwrap();
@@ -99,13 +99,23 @@ public sealed class ProcessorStrategy : ConsumerStrategy
         }
     }
 
-    private static async Task HandleAsync(ScenarioRun run, ServiceBusScenarioQueue queue, ProcessMessageEventArgs args)
+    /// <summary>
+    /// The processors' handler (<c>processor</c>, <c>processor-guide</c> and <c>processor-keeper</c>): records the
+    /// delivery, runs the seed's processing until <paramref name="cancellationToken"/> stops it, then completes (or
+    /// abandons) through <paramref name="args"/> and records how that ended.
+    /// </summary>
+    /// <param name="run">The run.</param>
+    /// <param name="queue">The run's queue.</param>
+    /// <param name="args">The processor's arguments.</param>
+    /// <param name="cancellationToken">Stops the processing: the processor's token, or the keeper's lost-lease token with it.</param>
+    /// <returns>A task that completes when the delivery is settled or given up.</returns>
+    internal static async Task HandleAsync(ScenarioRun run, ServiceBusScenarioQueue queue, ProcessMessageEventArgs args, CancellationToken cancellationToken)
     {
         var received = args.Message;
         var ledger = queue.Ledger;
         var message = ledger.OnDelivered(received.MessageId, received.DeliveryCount);
         ledger.OnHandlerStarted(received.MessageId);
-        var processed = await SeedHandler.ProcessAsync(run, message, run.Clock.TimeProvider, args.CancellationToken);
+        var processed = await SeedHandler.ProcessAsync(run, message, run.Clock.TimeProvider, cancellationToken);
         try
         {
             if (processed)

@@ -12,6 +12,8 @@ public static class StrategyCatalog
         new PumpStrategy(),
         new ProcessorStrategy(followsGuide: false),
         new ProcessorStrategy(followsGuide: true),
+        new ProcessorKeeperStrategy(),
+        new ReceiverKeeperStrategy(),
     ];
 
     /// <summary>Finds a strategy by name (case-insensitive).</summary>

@@ -28,7 +28,7 @@ internal sealed class PumpEvents
     private long _renewals;
     private long _transientRetries;
 
-    public PumpEvents(string pump, IMessageSource source, IMeterFactory? meterFactory, ILogger logger)
+    public PumpEvents(string pump, IMessageSource? source, IMeterFactory? meterFactory, ILogger logger)
     {
         _pump = pump;
         _logger = logger;
@@ -111,12 +111,11 @@ internal sealed class PumpEvents
     public void Finished() => _telemetry.Finished();
 
     /// <summary>A lease was renewed; <paramref name="slack"/> is the lock time it had left when the call was sent.</summary>
-    public void Renewed(MessageContext context, TimeSpan slack, TimeSpan roundTrip)
+    public void Renewed(string messageId, TimeSpan slack, TimeSpan roundTrip)
     {
         Interlocked.Increment(ref _renewals);
-        context.CountRenewal();
         _telemetry.Renewed(slack, roundTrip);
-        MessagePumpLog.Renewed(_logger, _pump, context.Message.MessageId, slack);
+        MessagePumpLog.Renewed(_logger, _pump, messageId, slack);
     }
 
     /// <summary>The keeper sent <paramref name="count"/> renewals again while their earlier renewals were unanswered.</summary>

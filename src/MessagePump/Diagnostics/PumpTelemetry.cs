@@ -17,7 +17,7 @@ internal sealed partial class PumpTelemetry
     private readonly string _system;
     private readonly string? _destination;
 
-    public PumpTelemetry(string pump, IMessageSource source, PumpInstruments instruments)
+    public PumpTelemetry(string pump, IMessageSource? source, PumpInstruments instruments)
     {
         _pump = pump;
         _system = SafeSystem(source);
@@ -108,9 +108,9 @@ internal sealed partial class PumpTelemetry
         return tags;
     }
 
-    private static string SafeSystem(IMessageSource source) =>
-        string.IsNullOrWhiteSpace(source.MessagingSystem) ? MessagePumpDiagnostics.UnknownSystem : source.MessagingSystem;
+    private static string SafeSystem(IMessageSource? source) =>
+        source is null || string.IsNullOrWhiteSpace(source.MessagingSystem) ? MessagePumpDiagnostics.UnknownSystem : source.MessagingSystem;
 
-    private static string? SafeDestination(IMessageSource source) =>
-        string.IsNullOrWhiteSpace(source.DestinationName) ? null : source.DestinationName;
+    private static string? SafeDestination(IMessageSource? source) =>
+        source is null || string.IsNullOrWhiteSpace(source.DestinationName) ? null : source.DestinationName;
 }

@@ -4,12 +4,6 @@ namespace PriorityAsync.MessagePump;
 
 public sealed partial class MessageContext
 {
-    /// <summary>Gets or sets from when (UTC ticks) the lease may be renewed with others that fall due.</summary>
-    internal long RenewEarliestTicks { get; set; }
-
-    /// <summary>Gets whether the lease keeper still renews this lease: not finished, renewals not stopped, lease not lost.</summary>
-    internal bool IsRenewable => Volatile.Read(ref _renewingStopped) == 0 && Volatile.Read(ref _leaseLost) == 0;
-
     /// <summary>
     /// Gets a task that completes when the handler has returned and the message is settled, or when the stop path
     /// has settled or given up on the message (the handler may still be running then).
@@ -58,9 +52,7 @@ public sealed partial class MessageContext
     internal bool TryClaim() => Interlocked.Exchange(ref _claimed, 1) == 0;
 
     /// <summary>Marks the lease lost; returns true for the first caller only.</summary>
-    internal bool TryMarkLost() => Interlocked.Exchange(ref _leaseLost, 1) == 0;
-
-    internal void CountRenewal() => Interlocked.Increment(ref _renewals);
+    internal bool TryMarkLost() => Lease.TryMarkLost();
 
     internal void CancelHandler()
     {
@@ -73,9 +65,6 @@ public sealed partial class MessageContext
             // Callbacks registered by the handler threw; the handler sees the cancellation anyway.
         }
     }
-
-    /// <summary>Stops renewing without finishing the message (the stop path, once the shutdown wait is over).</summary>
-    internal void StopRenewing() => Volatile.Write(ref _renewingStopped, 1);
 
     /// <summary>Marks the claimed settlement ended.</summary>
     internal void EndSettlement() => CompleteLazy(ref _settleEnded, ref _isSettleEnded);
@@ -107,7 +96,6 @@ public sealed partial class MessageContext
 
     internal void Finish()
     {
-        StopRenewing();
         CompleteLazy(ref _settleEnded, ref _isSettleEnded);
         CompleteLazy(ref _finished, ref _isFinished);
     }

@@ -21,9 +21,6 @@ public sealed partial class MessageContext
     private int _isSettleEnded;
     private int _settleAborted;
     private int _claimed;
-    private int _leaseLost;
-    private int _renewals;
-    private int _renewingStopped;
     private ExecutionContext? _stepContext; // the execution context the next queued step runs in
     private ProcessingStep _step;
     private Task? _awaited;
@@ -33,23 +30,15 @@ public sealed partial class MessageContext
     {
         _pump = pump;
         Message = message;
+        Lease = new LeaseHandle(pump.Keeper, message, pump.Source, this);
         (message as IPumpRoutedMessage)?.RouteSettlementsThrough(this);
     }
 
-    /// <summary>Gets or sets the lease due before this one in the pump's <see cref="LeaseSchedule"/>.</summary>
-    internal MessageContext? SchedulePrevious { get; set; }
-
-    /// <summary>Gets or sets the lease due after this one in the pump's <see cref="LeaseSchedule"/>.</summary>
-    internal MessageContext? ScheduleNext { get; set; }
-
-    /// <summary>Gets or sets whether the lease is in the pump's <see cref="LeaseSchedule"/>.</summary>
-    internal bool IsScheduled { get; set; }
+    /// <summary>Gets the message's lease in the pump's <see cref="LeaseKeeper"/>.</summary>
+    internal LeaseHandle Lease { get; }
 
     /// <summary>Gets or sets whether the message's settlement was sent and its in-flight slot freed for the next receive (under the pump's lock).</summary>
     internal bool IsSettling { get; set; }
-
-    /// <summary>Gets or sets when (UTC ticks) the lease must be renewed at the latest, under the renewal rule (the round-trip floor and the half-lock rule).</summary>
-    internal long RenewDueTicks { get; set; }
 
     /// <summary>Gets or sets the clock's timestamp when the handler started.</summary>
     internal long ProcessStart { get; set; }
@@ -63,20 +52,11 @@ public sealed partial class MessageContext
     /// <summary>Gets or sets the handler's span while it runs.</summary>
     internal Activity? ProcessSpan { get; set; }
 
-    /// <summary>
-    /// Gets or sets how many renew calls for this lease are under way (at most
-    /// <see cref="PriorityMessagePump.MaxRenewalsInFlight"/>: the renewal and those sent while its answer waits). Guarded by the pump's lock.
-    /// </summary>
-    internal int RenewalsInFlight { get; set; }
-
-    /// <summary>Gets or sets when (the pump clock's timestamp) the newest renewal of this lease was sent. Guarded by the pump's lock.</summary>
-    internal long LastRenewalSent { get; set; }
-
     /// <summary>Gets the message.</summary>
     public ILeasedMessage Message { get; }
 
     /// <summary>Gets the state of the message's lease.</summary>
-    public MessageLeaseState LeaseState => Volatile.Read(ref _leaseLost) != 0
+    public MessageLeaseState LeaseState => Lease.IsLost
         ? MessageLeaseState.Lost
         : Volatile.Read(ref _claimed) != 0 ? MessageLeaseState.SettlementClaimed : MessageLeaseState.Held;
 
@@ -84,7 +64,7 @@ public sealed partial class MessageContext
     public DateTimeOffset LockedUntil => Message.LockedUntil;
 
     /// <summary>Gets how many times the pump has renewed this delivery's lease.</summary>
-    public int RenewalCount => Volatile.Read(ref _renewals);
+    public int RenewalCount => Lease.RenewalCount;
 
     /// <summary>Gets a token canceled when the lease is lost or the pump stops without waiting any longer.</summary>
     public CancellationToken CancellationToken => _handlerCancellation.Token;

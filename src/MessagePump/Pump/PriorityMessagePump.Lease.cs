@@ -2,19 +2,11 @@ namespace PriorityAsync.MessagePump;
 
 public sealed partial class PriorityMessagePump
 {
-    /// <summary>Waits before a retry; false when the lock has no time left for one.</summary>
-    private async Task<bool> RetryDelayAsync(MessageContext context, Exception failure, string operation, CancellationToken token)
+    /// <summary>The keeper found a lease lost (a renewal refused, or out of lock time): the lost-lease path below.</summary>
+    private void OnKeeperFoundLeaseLost(LeaseHandle lease, Exception? exception)
     {
-        var remaining = context.Message.LockedUntil - TimeProvider.GetUtcNow();
-        var delay = TimeSpan.FromTicks(Math.Min(_options.TransientRetryDelay.Ticks, remaining.Ticks / 2));
-        if (delay < MinRetryDelay)
-        {
-            return false;
-        }
-
-        _events.TransientFailure(failure, operation, context.Message.MessageId, delay);
-        await Task.Delay(delay, TimeProvider, token);
-        return true;
+        System.Diagnostics.Debug.Assert(lease.Context is not null, "Every lease of the pump's keeper belongs to one of its messages.");
+        OnLeaseLost(lease.Context, exception, "renew", byLeaseKeeper: true);
     }
 
     /// <summary>

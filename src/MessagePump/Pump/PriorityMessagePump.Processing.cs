@@ -132,11 +132,11 @@ public sealed partial class PriorityMessagePump
     /// </summary>
     private void Finish(MessageContext context)
     {
+        Keeper.Release(context.Lease); // the lease is dropped the moment the message is settled
         context.Finish();
         bool removed;
         lock (_gate)
         {
-            _schedule.Remove(context); // the lease is dropped the moment the message is settled
             removed = _inFlight.Remove(context);
             if (removed && context.IsSettling)
             {

@@ -229,7 +229,6 @@ public sealed partial class PriorityMessagePump
     private void Start(ILeasedMessage message)
     {
         var context = new MessageContext(this, message);
-        TaskCompletionSource? wakeKeeper;
         lock (_gate)
         {
             _inFlight.Add(context);
@@ -238,10 +237,9 @@ public sealed partial class PriorityMessagePump
                 Volatile.Write(ref _peakInFlight, _inFlight.Count);
             }
 
-            wakeKeeper = ScheduleLocked(context);
         }
 
-        wakeKeeper?.TrySetResult();
+        Keeper.Schedule(context.Lease);
         _events.Received(message);
         context.StartProcessing(ProcessingLane);
     }

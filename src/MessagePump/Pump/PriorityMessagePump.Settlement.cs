@@ -180,7 +180,7 @@ public sealed partial class PriorityMessagePump
     {
         try
         {
-            return await RetryDelayAsync(context, failure, operation, abort);
+            return await Keeper.RetryDelayAsync(context.Message, failure, operation, abort);
         }
         catch (OperationCanceledException) when (abort.IsCancellationRequested)
         {

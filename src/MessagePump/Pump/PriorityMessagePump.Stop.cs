@@ -89,7 +89,7 @@ public sealed partial class PriorityMessagePump
             await LaneTasks.WhenAllAsync(settlements.ToArray());
         }
 
-        await StopKeeperAsync();
+        await Keeper.StopAsync();
         lock (_gate)
         {
             _state = State.Stopped;
@@ -102,19 +102,19 @@ public sealed partial class PriorityMessagePump
     /// Ends one message that did not finish within the shutdown wait: renewals stop, then the message is abandoned
     /// (its handler is canceled) or, when a settlement is already under way (a slow or retrying complete, a
     /// dead-letter), that settlement is waited for. Either is bounded by the lock's expiry (the latest the broker may
-    /// hold it, see <see cref="LatestExpiry"/>): a settlement still
+    /// hold it, see <see cref="LeaseKeeper.LatestExpiry"/>): a settlement still
     /// unanswered then is aborted, reported (log event 32, <see cref="MessagePumpStatistics.UnsettledAtStop"/>) and
     /// counted as a lost lease, since the broker holds nothing for the message any more. Returns with the message out
     /// of the pump's books, even when its handler ignores its token and is still running.
     /// </summary>
     private async Task SettleAtStopAsync(MessageContext context)
     {
-        StopRenewing(context);
+        Keeper.Release(context.Lease);
         var settlement = context.TryClaim() ? AbandonAtStopAsync(context) : context.SettleEnded;
         while (!settlement.IsCompleted)
         {
             // Read the lock each time: a renewal that was already under way when renewals stopped may have moved it.
-            var untilExpiry = LatestExpiry(context) - TimeProvider.GetUtcNow();
+            var untilExpiry = Keeper.LatestExpiry(context.Lease) - TimeProvider.GetUtcNow();
             if (untilExpiry <= TimeSpan.Zero)
             {
                 await GiveUpAtExpiryAsync(context, settlement);

@@ -23,21 +23,6 @@ namespace PriorityAsync.MessagePump;
 /// </remarks>
 public sealed partial class PriorityMessagePump : IAsyncDisposable
 {
-    private static readonly TimeSpan MaxDefaultRenewalBuffer = TimeSpan.FromSeconds(10);
-    private static readonly TimeSpan MinRetryDelay = TimeSpan.FromMilliseconds(1);
-
-    /// <summary>The most a lease is renewed ahead of its due time to share a call with leases due after it.</summary>
-    private static readonly TimeSpan MaxRenewalWindow = TimeSpan.FromSeconds(1);
-
-    /// <summary>The window is at most this fraction of the time from scheduling to the due time (an eighth).</summary>
-    private const int RenewalWindowDivisor = 8;
-
-    /// <summary>
-    /// How many renew calls of one lease may be under way at once: the renewal and those sent while its answer waits
-    /// (see <see cref="PipelineSpacing"/>, whose floor, a lock divided by this number, keeps a lease below it).
-    /// </summary>
-    internal const int MaxRenewalsInFlight = 8;
-
     private readonly IMessageSource _source;
     private readonly Func<MessageContext, CancellationToken, Task> _handler;
     private readonly MessagePumpOptions _options;
@@ -45,13 +30,9 @@ public sealed partial class PriorityMessagePump : IAsyncDisposable
     private readonly HashSet<MessageContext> _inFlight = [];
     private int _settling; // messages of _inFlight whose settlement was sent (see FreeSlotAtSettlement); under _gate
     private readonly CancellationTokenSource _receiveCancellation = new();
-    private readonly RenewRoundTrips _renewRoundTrips = new();
     private readonly ReceiveAdmission _admission;
     private readonly CompletionBatcher? _completions;
     private readonly PumpEvents _events;
-    private readonly LeaseSchedule _schedule = new();
-    private readonly bool _renewsBatchesNatively;
-    private readonly CancellationTokenSource _keeperStop = new();
     private TaskCompletionSource? _capacityWaiter;
     private int _maxInFlight; // written under _gate (UpdateMaxInFlight), read by the admission under it
     private bool _receiveCallUnderWay; // a receive call has begun in the lease lane and not yet started its messages; under _gate
@@ -60,10 +41,6 @@ public sealed partial class PriorityMessagePump : IAsyncDisposable
     private State _state;
     private bool _disposed;
     private int _peakInFlight;
-    private TaskCompletionSource? _keeperWake;
-    private long _keeperWakeAtTicks = long.MaxValue;
-    private bool _keeperStopping;
-    private Task _keeper = Task.CompletedTask;
 
     /// <summary>Creates a pump; it receives nothing until <see cref="StartAsync"/>.</summary>
     /// <param name="source">The queue to consume.</param>
@@ -96,7 +73,7 @@ public sealed partial class PriorityMessagePump : IAsyncDisposable
             ?? (int)Math.Min(int.MaxValue, (long)Math.Max(1, ProcessingLane.TaskScheduler.MaximumConcurrencyLevel) * MessagePumpOptions.DefaultInFlightPerWorker);
         _admission = new ReceiveAdmission(_options.MaxBatchSize);
         _events = new PumpEvents(_options.Name, source, _options.MeterFactory, logger ?? NullLogger.Instance);
-        _renewsBatchesNatively = source.RenewsBatchesNatively;
+        Keeper = new LeaseKeeper(scheduler, LeaseKeeperOptions.For(_options), _events, OnKeeperFoundLeaseLost);
         _completions = _options.MaxBatchSize > 1 && source.CompletesBatchesNatively ? new CompletionBatcher(source, _options.MaxBatchSize, _events.TransportContractBroken) : null;
     }
 
@@ -125,6 +102,12 @@ public sealed partial class PriorityMessagePump : IAsyncDisposable
 
     /// <summary>Gets the pump's clock.</summary>
     public TimeProvider TimeProvider { get; }
+
+    /// <summary>Gets the keeper of the pump's leases (built from the pump's options; reports through the pump's events).</summary>
+    internal LeaseKeeper Keeper { get; }
+
+    /// <summary>Gets the queue the pump consumes.</summary>
+    internal IMessageSource Source => _source;
 
     /// <summary>Gets how many messages may be in flight at once (the option, or the default derived from the scheduler; see <see cref="UpdateMaxInFlight"/>).</summary>
     public int MaxInFlight => Volatile.Read(ref _maxInFlight);
@@ -168,7 +151,7 @@ public sealed partial class PriorityMessagePump : IAsyncDisposable
             // Throws, unwrapped, on a stopped scheduler. Not awaited by the stop (see StopCoreAsync): it ends by itself once
             // stopped, and a graceful stop of the scheduler waits for it as for any Lane.Run.
             _ = ReceiveLane.Run(() => ReceiveLoopAsync(token));
-            StartKeeper();
+            Keeper.Start();
             _state = State.Running;
         }
 
@@ -217,7 +200,7 @@ public sealed partial class PriorityMessagePump : IAsyncDisposable
 
         await StopAsync();
         _receiveCancellation.Dispose();
-        _keeperStop.Dispose();
+        await Keeper.DisposeAsync();
     }
 
     /// <inheritdoc />

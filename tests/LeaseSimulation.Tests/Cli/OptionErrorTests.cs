@@ -38,7 +38,7 @@ public sealed class OptionErrorTests
     [InlineData("--loops 5 --loops 6", "error: Option --loops is given twice.")]
     [InlineData("--monitor yes", "error: Option --monitor takes no value.")]
     [InlineData("--messages 20 extra", "error: Unexpected argument 'extra'; see --help.")]
-    [InlineData("--strategy magic", "error: Option --strategy has the value 'magic'; expected fifo, seed-yield, priority, pump, processor, processor-guide or all.")]
+    [InlineData("--strategy magic", "error: Option --strategy has the value 'magic'; expected fifo, seed-yield, priority, pump, processor, processor-guide, processor-keeper, receiver-keeper or all.")]
     public void BadCommandLine_PrintsExactlyOneLine(string commandLine, string expected)
     {
         var output = new StringWriter();
@@ -63,7 +63,7 @@ public sealed class OptionErrorTests
         SimulationCommand.Execute(commandLine.Split(' '), output, error).Should().Be(0);
 
         var help = output.ToString();
-        help.Should().Contain("Usage:").And.Contain("--time-scale <F>").And.Contain("--strategy <NAME>").And.Contain("The consumer strategy: fifo, seed-yield, priority, pump,").And.Contain("processor-guide or all");
+        help.Should().Contain("Usage:").And.Contain("--time-scale <F>").And.Contain("--strategy <NAME>").And.Contain("The consumer strategy: fifo, seed-yield, priority, pump,").And.Contain("processor-guide, processor-keeper, receiver-keeper or");
         help.Should().NotContain("completed", "help runs no simulation");
         error.ToString().Should().BeEmpty();
     }

@@ -66,7 +66,7 @@ public sealed class OptionParsingTests
         var options = SimulationCommand.Parse(["--context", "all", "--strategy", "all"]);
 
         options.Contexts.Should().Equal(ContextKind.SingleThread, ContextKind.ThreadPool, ContextKind.StarvedPool, ContextKind.Hosted);
-        options.Strategies.Should().Equal("fifo", "seed-yield", "priority", "pump", "processor", "processor-guide");
+        options.Strategies.Should().Equal("fifo", "seed-yield", "priority", "pump", "processor", "processor-guide", "processor-keeper", "receiver-keeper");
         MatrixPlanner.Plan(options).Select(r => (r.Settings, r.Strategy.Name)).Should()
             .Equal(MatrixPlanner.Plan(new CommandLineOptions()).Select(r => (r.Settings, r.Strategy.Name)), "all plans what leaving the option out plans");
     }

@@ -10,17 +10,17 @@ public sealed class ServiceBusOptionTests
     private const string NoEntityPath = "Endpoint=sb://example.servicebus.windows.net/;SharedAccessKeyName=k;SharedAccessKey=a2V5";
 
     [Fact]
-    public void ServiceBusBroker_Parses_AndPlansTheFourServiceBusStrategies_OnTheRealClock_InEveryContext()
+    public void ServiceBusBroker_Parses_AndPlansTheSixServiceBusStrategies_OnTheRealClock_InEveryContext()
     {
         var options = SimulationCommand.Parse(["--broker", "servicebus", "--messages", "4", "--cpu-ms", "100"]);
 
         options.Broker.Should().Be(BrokerKind.ServiceBus);
         options.Connection.Should().BeNull("without --connection the run starts the in-process test broker");
         var plan = MatrixPlanner.Plan(options);
-        plan.Select(p => p.Strategy.Name).Distinct().Should().Equal("fifo", "pump", "processor", "processor-guide");
+        plan.Select(p => p.Strategy.Name).Distinct().Should().Equal("fifo", "pump", "processor", "processor-guide", "processor-keeper", "receiver-keeper");
         plan.Select(p => p.Settings.Context).Distinct().Should().BeEquivalentTo(Enum.GetValues<ContextKind>());
         plan.Should().OnlyContain(p => p.Settings.Broker == BrokerKind.ServiceBus && p.Settings.Clock == ClockKind.Real && p.Settings.Messages == 4);
-        plan.Should().HaveCount(4 * 4, "no 3x scale rows on Service Bus");
+        plan.Should().HaveCount(6 * 4, "no 3x scale rows on Service Bus");
     }
 
     [Fact]
@@ -39,7 +39,7 @@ public sealed class ServiceBusOptionTests
     {
         var plan = MatrixPlanner.Plan(SimulationCommand.Parse(["--context", "single-thread", "--messages", "3", "--cpu-ms", "100"]));
 
-        plan.Select(p => p.Strategy.Name).Should().NotContain(["processor", "processor-guide"]);
+        plan.Select(p => p.Strategy.Name).Should().NotContain(["processor", "processor-guide", "processor-keeper", "receiver-keeper"]);
     }
 
     [Theory]

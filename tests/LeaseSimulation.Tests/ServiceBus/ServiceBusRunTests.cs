@@ -19,6 +19,10 @@ public sealed class ServiceBusRunTests(ITestOutputHelper output)
     [InlineData("fifo", ContextKind.SingleThread)]
     [InlineData("pump", ContextKind.ThreadPool)]
     [InlineData("pump", ContextKind.SingleThread)]
+    [InlineData("processor-keeper", ContextKind.SingleThread)]
+    [InlineData("processor-keeper", ContextKind.ThreadPool)]
+    [InlineData("receiver-keeper", ContextKind.SingleThread)]
+    [InlineData("receiver-keeper", ContextKind.ThreadPool)]
     public void ServiceBusRun_EndsWithEveryMessageCompletedExactlyOnceOrDeadLettered(string strategy, ContextKind context)
     {
         const int messages = 6;
@@ -93,6 +97,21 @@ public sealed class ServiceBusRunTests(ITestOutputHelper output)
         guide.MaxConcurrentCalls.Should().Be(6);
         guide.PrefetchCount.Should().Be(0);
         guide.MaxAutoLockRenewalDuration.Should().BeGreaterThanOrEqualTo(settings.EffectiveDeadline * settings.TimeScale);
+    }
+
+    [Fact]
+    public void ProcessorKeeperOptions_AreTheDefaults_WithTheProcessorsOwnRenewalOff()
+    {
+        var settings = new SimulationSettings { Broker = BrokerKind.ServiceBus, Clock = ClockKind.Real, Threads = 6 };
+
+        var options = ProcessorKeeperStrategy.CreateOptions(settings);
+
+        options.MaxAutoLockRenewalDuration.Should().Be(TimeSpan.Zero, "the keeper renews; the processor's own renewal would race it");
+        options.MaxConcurrentCalls.Should().Be(1, "otherwise the SDK's defaults, as processor");
+        options.PrefetchCount.Should().Be(0);
+        options.AutoCompleteMessages.Should().BeFalse("the same handler as processor");
+        StrategyCatalog.Get("processor-keeper").Supports(BrokerKind.ServiceBus).Should().BeTrue();
+        StrategyCatalog.Get("receiver-keeper").Supports(BrokerKind.Memory).Should().BeFalse("the keeper strategies are Service Bus's");
     }
 
     [Fact]

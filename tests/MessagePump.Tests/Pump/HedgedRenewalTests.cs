@@ -20,7 +20,7 @@ public class HedgedRenewalTests
         stats.LeasesLost.Should().Be(0, $"renewals sent at (s): {string.Join(", ", source.SentAt)}; log:{Environment.NewLine}{logger}");
         queue.GetStatistics().Completed.Should().Be(1);
         logger.Entries.Should().Contain(e => e.EventId.Id == HedgedEvent, "the first renewal is still unanswered when the rule falls due again");
-        source.MaxInFlight.Should().BeLessThanOrEqualTo(PriorityMessagePump.MaxRenewalsInFlight);
+        source.MaxInFlight.Should().BeLessThanOrEqualTo(LeaseKeeper.MaxRenewalsInFlight);
     }
 
     [Fact]
@@ -33,7 +33,7 @@ public class HedgedRenewalTests
         source.SentAt.Should().HaveCountGreaterThan(8, "a 10 s handler on a 2 s lock");
         var gaps = source.SentAt.Zip(source.SentAt.Skip(1), (earlier, later) => later - earlier).ToList();
         gaps.Should().OnlyContain(gap => gap <= 1.0 + 1e-9, $"each renewal goes out one spacing (lock - buffer = 1 s) after the one before, answered or not; sent at (s): {string.Join(", ", source.SentAt)}");
-        source.MaxInFlight.Should().BeInRange(3, PriorityMessagePump.MaxRenewalsInFlight, "6 s answers at one renewal a second");
+        source.MaxInFlight.Should().BeInRange(3, LeaseKeeper.MaxRenewalsInFlight, "6 s answers at one renewal a second");
     }
 
     [Fact]

@@ -17,7 +17,11 @@ internal sealed class ValidArguments : IAsyncDisposable
         Clock = new VirtualTimeProvider();
         Broker = new InMemoryTransport(Clock);
         Queue = Broker.CreateQueue($"q{Guid.NewGuid():N}");
+        Keeper = Track(new LeaseKeeper(Scheduler, new LeaseKeeperOptions { TimeProvider = Clock }));
     }
+
+    /// <summary>Gets a keeper on <see cref="Scheduler"/> and the queue's clock (disposed before the scheduler).</summary>
+    public LeaseKeeper Keeper { get; }
 
     public PriorityTaskScheduler Scheduler { get; }
 
@@ -66,7 +70,9 @@ internal sealed class ValidArguments : IAsyncDisposable
         var t when t == typeof(Exception) => new InvalidOperationException("valid"),
         var t when t == typeof(RejectedWorkKind) => RejectedWorkKind.Post,
         var t when t == typeof(LaneAwaitable.Awaiter) => Scheduler.GetLane(LanePriority.Processing).SwitchTo().GetAwaiter(),
-        var t when t == typeof(InMemoryMessage) => ReceiveOne(),
+        var t when t == typeof(InMemoryMessage) || t == typeof(ILeasedMessage) => ReceiveOne(),
+        var t when t == typeof(LeaseKeeper) => Keeper,
+        var t when t == typeof(LeaseHandle) => Keeper.Keep(ReceiveOne(), Queue),
         var t when t == typeof(IReadOnlyList<ILeasedMessage>) => new ILeasedMessage[] { ReceiveOne() },
         var t when t == typeof(IDictionary<string, string>) => new Dictionary<string, string>(),
         var t when t == typeof(SynchronizationContext) => new CoreBadValues.NeverPostedHost(),
@@ -76,7 +82,7 @@ internal sealed class ValidArguments : IAsyncDisposable
 
     public async ValueTask DisposeAsync()
     {
-        foreach (var item in _created)
+        foreach (var item in Enumerable.Reverse(_created)) // the later depend on the earlier: the keeper on the scheduler
         {
             switch (item)
             {
@@ -100,7 +106,7 @@ internal sealed class ValidArguments : IAsyncDisposable
         typeof(IMessageSource), typeof(PriorityMessagePump), typeof(PrioritySchedulerOptions), typeof(PriorityTaskSchedulerOptions),
         typeof(MessagePumpOptions), typeof(InMemoryQueueOptions), typeof(LaneOptions), typeof(Exception), typeof(object),
         typeof(RejectedWorkKind), typeof(LaneAwaitable.Awaiter), typeof(InMemoryMessage), typeof(IReadOnlyList<ILeasedMessage>),
-        typeof(IDictionary<string, string>), typeof(SynchronizationContext),
+        typeof(IDictionary<string, string>), typeof(SynchronizationContext), typeof(ILeasedMessage), typeof(LeaseKeeper), typeof(LeaseHandle),
     ];
 
     /// <summary>Sends a message and receives it: a delivery whose lock is held (the queue answers at once).</summary>

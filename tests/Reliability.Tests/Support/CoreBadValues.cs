@@ -125,6 +125,10 @@ internal static class CoreBadValues
         if (type == typeof(IDictionary<string, string>)) return new Dictionary<string, string>();
         if (type == typeof(System.Diagnostics.Activity)) return new System.Diagnostics.Activity("valid").SetIdFormat(System.Diagnostics.ActivityIdFormat.W3C).Start();
         if (type == typeof(IReadOnlyList<ILeasedMessage>)) return new ILeasedMessage[] { ReceivedMessage() };
+        if (type == typeof(ILeasedMessage)) return ReceivedMessage();
+        if (type == typeof(LeaseKeeperOptions)) return new LeaseKeeperOptions();
+        if (type == typeof(LeaseKeeper)) return new LeaseKeeper(new PriorityAsyncContext(), new LeaseKeeperOptions { TimeProvider = new VirtualTimeProvider() });
+        if (type == typeof(LeaseHandle)) return ((LeaseKeeper)Valid(typeof(LeaseKeeper))!).Keep(ReceivedMessage()); // both clocks start at VirtualTimeProvider's default
         if (type == typeof(PriorityAsync.MessagePump.PriorityMessagePump)) return new PriorityAsync.MessagePump.PriorityMessagePump((IMessageSource)Valid(typeof(IMessageSource))!, (_, _) => Task.CompletedTask, new PriorityAsyncContext());
         return null;
     }

@@ -2,6 +2,8 @@ using Azure.Messaging.ServiceBus;
 using LeaseSimulation.Consumers;
 using LeaseSimulation.Messages;
 using LeaseSimulation.Running;
+using PriorityAsync.MessagePump;
+using PriorityAsync.MessagePump.AzureServiceBus;
 
 namespace LeaseSimulation.Brokers.ServiceBus;
 
@@ -9,22 +11,26 @@ namespace LeaseSimulation.Brokers.ServiceBus;
 /// The seed's naive consumer on Service Bus (<c>--broker servicebus --strategy fifo</c>): a receive loop that, for each
 /// message, starts (without awaiting) a lock keeper that renews every renew interval and a processor that runs the seed's
 /// loops and completes. It keeps receiving however loaded it is; all its continuations run where it was started (the
-/// FIFO single-thread context, or the thread pool). Receives until the queue is drained or the run's deadline.
+/// FIFO single-thread context, or the thread pool). Receives until the queue is drained or the run's deadline. Given a
+/// <see cref="LeaseKeeper"/> (<c>receiver-keeper</c>), the keeper keeps each message instead of the seed's renewal loop.
 /// </summary>
 public sealed class ServiceBusSeedConsumer
 {
     private readonly ScenarioRun _run;
     private readonly ServiceBusScenarioQueue _queue;
+    private readonly LeaseKeeper? _keeper;
 
     /// <summary>Creates the consumer.</summary>
     /// <param name="run">The run.</param>
     /// <param name="queue">The run's Service Bus queue.</param>
-    public ServiceBusSeedConsumer(ScenarioRun run, ServiceBusScenarioQueue queue)
+    /// <param name="keeper">The keeper that keeps each message, or <see langword="null"/> for the seed's own renewal loop.</param>
+    public ServiceBusSeedConsumer(ScenarioRun run, ServiceBusScenarioQueue queue, LeaseKeeper? keeper = null)
     {
         ArgumentNullException.ThrowIfNull(run);
         ArgumentNullException.ThrowIfNull(queue);
         _run = run;
         _queue = queue;
+        _keeper = keeper;
     }
 
     /// <summary>Receives until the queue is drained (or the deadline), then waits for every keeper and processor.</summary>
@@ -71,11 +77,31 @@ public sealed class ServiceBusSeedConsumer
         var message = ledger.OnDelivered(received.MessageId, received.DeliveryCount);
         using var lockLost = new CancellationTokenSource();
         using var settling = new CancellationTokenSource();
-        var keeper = KeepLockAsync(receiver, received, message, timers, lockLost, settling.Token);
+        LeaseHandle? lease = null;
+        Task keeper;
+        try
+        {
+            lease = _keeper?.Keep(receiver, received);
+            keeper = lease is null ? KeepLockAsync(receiver, received, message, timers, lockLost, settling.Token) : Task.CompletedTask;
+        }
+        catch (ArgumentException ex) when (ex.ParamName == "message")
+        {
+            // The keeper refused a message whose lock had run out before it could be kept: lost, as the seed's loop finds at its first renewal.
+            ledger.OnSettled(received.MessageId, received.DeliveryCount, DeliveryOutcome.LockLost);
+            return;
+        }
+
+        using var leaseLost = lease is null ? default : lease.LeaseLostToken.Register(() =>
+        {
+            // As the seed's loop does when a renewal is answered lock-lost.
+            ledger.OnSettled(received.MessageId, received.DeliveryCount, DeliveryOutcome.LockLost);
+            lockLost.Cancel();
+        });
         ledger.OnHandlerStarted(received.MessageId);
         var processed = await SeedHandler.ProcessAsync(_run, message, timers, lockLost.Token);
         await settling.CancelAsync();
         await keeper;
+        lease?.Dispose(); // as the seed stops its keeper: stop renewing, then settle
         try
         {
             if (processed)

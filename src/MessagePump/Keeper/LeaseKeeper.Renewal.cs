@@ -1,15 +1,15 @@
 namespace PriorityAsync.MessagePump;
 
-public sealed partial class PriorityMessagePump
+public sealed partial class LeaseKeeper
 {
     /// <summary>
     /// Renews the leases that fell due together in one <see cref="IMessageSource.RenewBatchAsync"/> and applies each
-    /// outcome as a single renewal's: renewed (scheduled again), lost (<see cref="OnLeaseLost"/>), or — for a transient
+    /// outcome as a single renewal's: renewed (scheduled again), lost (<see cref="LeaseLostByKeeper"/>), or — for a transient
     /// failure, a failed call, or an answer that breaks the contract (reported) — renewed again alone under the single
     /// renewal's retry rule. <paramref name="firstSent"/> is when the keeper sent them (a timestamp): it tells a stale
     /// answer from the newest (see <see cref="RenewalLost"/>).
     /// </summary>
-    private async Task RenewDueAsync(MessageContext[] due, long firstSent)
+    private async Task RenewDueAsync(LeaseHandle[] due, IMessageSource? source, long firstSent)
     {
         var token = _keeperStop.Token;
         try
@@ -30,17 +30,20 @@ public sealed partial class PriorityMessagePump
                 Exception? failure = null;
                 try
                 {
-                    outcomes = await _source.RenewBatchAsync(messages, token);
+                    CountRenewCalls(source?.RenewsBatchesNatively == true ? 1 : messages.Length);
+                    outcomes = source is null
+                        ? await MessageSourceDefaults.RenewEachAsync(messages, token)
+                        : await source.RenewBatchAsync(messages, token);
                 }
                 catch (Exception ex) when (!token.IsCancellationRequested)
                 {
                     failure = ex;
                 }
 
-                token.ThrowIfCancellationRequested(); // the pump has stopped: nothing is in flight any more
+                token.ThrowIfCancellationRequested(); // the keeper has stopped: nothing is in flight any more
                 if (failure is null)
                 {
-                    ApplyRenewals(due, outcomes, slack, now, TimeProvider.GetElapsedTime(sent), firstSent);
+                    ApplyRenewals(due, source, outcomes, slack, now, TimeProvider.GetElapsedTime(sent), firstSent);
                     return;
                 }
 
@@ -49,7 +52,7 @@ public sealed partial class PriorityMessagePump
         }
         catch (OperationCanceledException) when (token.IsCancellationRequested)
         {
-            // The pump has stopped.
+            // The keeper has stopped.
         }
     }
 
@@ -58,28 +61,28 @@ public sealed partial class PriorityMessagePump
     /// renewal, at least <see cref="MinRetryDelay"/>) are renewed again together after the retry delay (one retry,
     /// counted and logged once); the others are lost.
     /// </summary>
-    private async Task<MessageContext[]> RetryBatchAfterDelayAsync(MessageContext[] due, Exception failure, long firstSent, CancellationToken token)
+    private async Task<LeaseHandle[]> RetryBatchAfterDelayAsync(LeaseHandle[] due, Exception failure, long firstSent, CancellationToken token)
     {
         var now = TimeProvider.GetUtcNow();
         var delay = _options.TransientRetryDelay;
-        var kept = new List<MessageContext>(due.Length);
-        foreach (var context in due)
+        var kept = new List<LeaseHandle>(due.Length);
+        foreach (var lease in due)
         {
-            DropHedge(context, firstSent);
-            if (!context.IsRenewable)
+            DropHedge(lease, firstSent);
+            if (!lease.IsRenewable)
             {
                 continue;
             }
 
-            var half = TimeSpan.FromTicks((context.Message.LockedUntil - now).Ticks / 2);
+            var half = TimeSpan.FromTicks((lease.Message.LockedUntil - now).Ticks / 2);
             if (half < MinRetryDelay)
             {
-                RenewalLost(context, failure, firstSent);
+                RenewalLost(lease, failure, firstSent);
                 continue;
             }
 
             delay = half < delay ? half : delay;
-            kept.Add(context);
+            kept.Add(lease);
         }
 
         if (kept.Count == 0)
@@ -94,14 +97,14 @@ public sealed partial class PriorityMessagePump
     }
 
     /// <summary>Applies the answer of a batch call; an answer of the wrong length is reported and each lease renewed alone.</summary>
-    private void ApplyRenewals(MessageContext[] due, IReadOnlyList<LeaseRenewal>? outcomes, TimeSpan[] slack, DateTimeOffset sentAt, TimeSpan roundTrip, long firstSent)
+    private void ApplyRenewals(LeaseHandle[] due, IMessageSource? source, IReadOnlyList<LeaseRenewal>? outcomes, TimeSpan[] slack, DateTimeOffset sentAt, TimeSpan roundTrip, long firstSent)
     {
         if (outcomes is null || outcomes.Count != due.Length)
         {
-            ReportBrokenRenewal($"{_source.GetType().Name}.RenewBatchAsync answered {outcomes?.Count.ToString(System.Globalization.CultureInfo.InvariantCulture) ?? "null"} outcomes for {due.Length} messages; it must answer one per message, in order. Each lease is renewed alone.");
-            foreach (var context in due)
+            ReportBrokenRenewal($"{BatchCallName(source)} answered {outcomes?.Count.ToString(System.Globalization.CultureInfo.InvariantCulture) ?? "null"} outcomes for {due.Length} messages; it must answer one per message, in order. Each lease is renewed alone.");
+            foreach (var lease in due)
             {
-                _ = RenewAloneAsync(context, null, firstSent);
+                _ = RenewAloneAsync(lease, null, firstSent);
             }
 
             return;
@@ -110,7 +113,7 @@ public sealed partial class PriorityMessagePump
         var requestLeg = TimeSpan.Zero;
         foreach (var outcome in outcomes)
         {
-            if (outcome.Failure is null && RequestLeg(outcome.LockedUntil, sentAt, roundTrip) is var leg && leg > requestLeg)
+            if (outcome.Failure is null && RequestLeg(source, outcome.LockedUntil, sentAt, roundTrip) is var leg && leg > requestLeg)
             {
                 requestLeg = leg;
             }
@@ -119,7 +122,7 @@ public sealed partial class PriorityMessagePump
         _renewRoundTrips.Record(roundTrip, requestLeg);
         for (var i = 0; i < due.Length; i++)
         {
-            ApplyRenewal(due[i], outcomes[i], i, slack[i], roundTrip, firstSent);
+            ApplyRenewal(due[i], source, outcomes[i], i, slack[i], roundTrip, firstSent);
         }
     }
 
@@ -128,30 +131,34 @@ public sealed partial class PriorityMessagePump
     /// under way, or was sent after this one, the answer's expiry may differ from the message's (answers of hedged
     /// renewals cross): only an answer without such a sibling must match.
     /// </summary>
-    private void ApplyRenewal(MessageContext context, LeaseRenewal outcome, int index, TimeSpan slack, TimeSpan roundTrip, long firstSent)
+    private void ApplyRenewal(LeaseHandle lease, IMessageSource? source, LeaseRenewal outcome, int index, TimeSpan slack, TimeSpan roundTrip, long firstSent)
     {
         switch (outcome.Failure)
         {
-            case null when outcome.LockedUntil != context.Message.LockedUntil && !HasSiblingRenewal(context, firstSent):
-                ReportBrokenRenewal($"{_source.GetType().Name}.RenewBatchAsync answered 'renewed until {outcome.LockedUntil:O}' at index {index}, but that message ({context.Message.MessageId}) reports LockedUntil {context.Message.LockedUntil:O}: the answer is not about it. It is renewed alone.");
-                _ = RenewAloneAsync(context, null, firstSent);
+            case null when outcome.LockedUntil != lease.Message.LockedUntil && !HasSiblingRenewal(lease, firstSent):
+                ReportBrokenRenewal($"{BatchCallName(source)} answered 'renewed until {outcome.LockedUntil:O}' at index {index}, but that message ({lease.Message.MessageId}) reports LockedUntil {lease.Message.LockedUntil:O}: the answer is not about it. It is renewed alone.");
+                _ = RenewAloneAsync(lease, null, firstSent);
                 break;
             case null:
-                _events.Renewed(context, slack, roundTrip);
-                RenewalAnswered(context);
+                Renewed(lease, slack, roundTrip);
+                RenewalAnswered(lease);
                 break;
             case LeaseLostException lost:
-                RenewalLost(context, lost, firstSent);
+                RenewalLost(lease, lost, firstSent);
                 break;
             case TransientTransportException transient:
-                _ = RenewAloneAsync(context, transient, firstSent);
+                _ = RenewAloneAsync(lease, transient, firstSent);
                 break;
             default:
-                ReportBrokenRenewal($"{_source.GetType().Name}.RenewBatchAsync answered {outcome.Failure.GetType().Name} at index {index} ({context.Message.MessageId}); a failure must be a LeaseLostException or a TransientTransportException. It is renewed alone.", outcome.Failure);
-                _ = RenewAloneAsync(context, null, firstSent);
+                ReportBrokenRenewal($"{BatchCallName(source)} answered {outcome.Failure.GetType().Name} at index {index} ({lease.Message.MessageId}); a failure must be a LeaseLostException or a TransientTransportException. It is renewed alone.", outcome.Failure);
+                _ = RenewAloneAsync(lease, null, firstSent);
                 break;
         }
     }
+
+    /// <summary>The batch call's name in reports: the source's RenewBatchAsync, or the default one-by-one renewal.</summary>
+    private static string BatchCallName(IMessageSource? source) =>
+        source is null ? $"{nameof(LeaseKeeper)}'s one-by-one {nameof(ILeasedMessage.RenewLockAsync)}" : $"{source.GetType().Name}.{nameof(IMessageSource.RenewBatchAsync)}";
 
     /// <summary>Reports a batch renewal that broke its contract (log event 34).</summary>
     private InvalidOperationException ReportBrokenRenewal(string message, Exception? inner = null)
@@ -166,48 +173,49 @@ public sealed partial class PriorityMessagePump
     /// is the failure of its batch's call or answer for it (at once when null), retrying while the lock lasts; scheduled
     /// again when renewed. It carries on the renew call the keeper sent at <paramref name="firstSent"/>.
     /// </summary>
-    private async Task RenewAloneAsync(MessageContext context, Exception? transient, long firstSent)
+    private async Task RenewAloneAsync(LeaseHandle lease, Exception? transient, long firstSent)
     {
         var token = _keeperStop.Token;
-        DropHedge(context, firstSent);
+        DropHedge(lease, firstSent);
         try
         {
-            if (transient is not null && context.IsRenewable && await RetryDelayAsync(context, transient, "renew", token) is not true)
+            if (transient is not null && lease.IsRenewable && await RetryDelayAsync(lease.Message, transient, "renew", token) is not true)
             {
-                RenewalLost(context, transient, firstSent);
+                RenewalLost(lease, transient, firstSent);
                 return;
             }
 
-            if (await RenewAsync(context, firstSent, token))
+            if (await RenewAsync(lease, firstSent, token))
             {
-                RenewalAnswered(context);
+                RenewalAnswered(lease);
             }
         }
         catch (OperationCanceledException) when (token.IsCancellationRequested)
         {
-            // The pump has stopped.
+            // The keeper has stopped.
         }
     }
 
     /// <summary>Renews once alone, retrying transient failures while the lock lasts; false when the lease is lost or no longer kept.</summary>
-    private async Task<bool> RenewAsync(MessageContext context, long firstSent, CancellationToken token)
+    private async Task<bool> RenewAsync(LeaseHandle lease, long firstSent, CancellationToken token)
     {
         while (true)
         {
-            if (!context.IsRenewable)
+            if (!lease.IsRenewable)
             {
-                return false; // settled (or the pump stopped renewing it) while a retry waited
+                return false; // released (or lost) while a retry waited
             }
 
             var sentAt = TimeProvider.GetUtcNow();
-            var slack = context.Message.LockedUntil - sentAt;
+            var slack = lease.Message.LockedUntil - sentAt;
             var sent = TimeProvider.GetTimestamp();
             try
             {
-                var lockedUntil = await context.Message.RenewLockAsync(token);
+                CountRenewCalls(1);
+                var lockedUntil = await lease.Message.RenewLockAsync(token);
                 var roundTrip = TimeProvider.GetElapsedTime(sent);
-                _renewRoundTrips.Record(roundTrip, RequestLeg(lockedUntil, sentAt, roundTrip));
-                _events.Renewed(context, slack, roundTrip);
+                _renewRoundTrips.Record(roundTrip, RequestLeg(lease.Source, lockedUntil, sentAt, roundTrip));
+                Renewed(lease, slack, roundTrip);
                 return true;
             }
             catch (OperationCanceledException) when (token.IsCancellationRequested)
@@ -216,18 +224,36 @@ public sealed partial class PriorityMessagePump
             }
             catch (LeaseLostException ex)
             {
-                RenewalLost(context, ex, firstSent);
+                RenewalLost(lease, ex, firstSent);
                 return false;
             }
             catch (Exception ex)
             {
-                DropHedge(context, firstSent);
-                if (await RetryDelayAsync(context, ex, "renew", token) is not true)
+                DropHedge(lease, firstSent);
+                if (await RetryDelayAsync(lease.Message, ex, "renew", token) is not true)
                 {
-                    RenewalLost(context, ex, firstSent);
+                    RenewalLost(lease, ex, firstSent);
                     return false;
                 }
             }
         }
+    }
+
+    /// <summary>
+    /// Waits before retrying a renew or settle call of <paramref name="message"/> that failed transiently (reported);
+    /// false, without waiting, when the lock has no time left for one. A pump's settlements retry through it too.
+    /// </summary>
+    internal async Task<bool> RetryDelayAsync(ILeasedMessage message, Exception failure, string operation, CancellationToken token)
+    {
+        var remaining = message.LockedUntil - TimeProvider.GetUtcNow();
+        var delay = TimeSpan.FromTicks(Math.Min(_options.TransientRetryDelay.Ticks, remaining.Ticks / 2));
+        if (delay < MinRetryDelay)
+        {
+            return false;
+        }
+
+        _events.TransientFailure(failure, operation, message.MessageId, delay);
+        await Task.Delay(delay, TimeProvider, token);
+        return true;
     }
 }

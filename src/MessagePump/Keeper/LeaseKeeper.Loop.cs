@@ -2,18 +2,18 @@ using System.Diagnostics.CodeAnalysis;
 
 namespace PriorityAsync.MessagePump;
 
-public sealed partial class PriorityMessagePump
+public sealed partial class LeaseKeeper
 {
     /// <summary>
-    /// The pump's one lease keeper, in the lease lane: sleeps until the first lease falls due (by the per-message
+    /// The keeper's loop, in the lease lane: sleeps until the first lease falls due (by the per-message
     /// rule, see <see cref="RenewalBuffer"/>), then takes every lease whose window has come — up to
-    /// <see cref="MessagePumpOptions.MaxBatchSize"/> per call — and renews them with one
-    /// <see cref="IMessageSource.RenewBatchAsync"/>, without waiting for its answer before the next due leases. Each lease
+    /// <see cref="LeaseKeeperOptions.MaxBatchSize"/> per call — and renews them with one
+    /// <see cref="IMessageSource.RenewBatchAsync"/> per source, without waiting for its answer before the next due leases. Each lease
     /// sent is scheduled again at once for its hedged renewal (see <see cref="BeginRenewalLocked"/>).
     /// </summary>
     private async Task KeepLeasesAsync()
     {
-        var due = new List<MessageContext>();
+        var due = new List<LeaseHandle>();
         while (true)
         {
             TaskCompletionSource wake;
@@ -43,9 +43,9 @@ public sealed partial class PriorityMessagePump
                     wake = null!;
                     waitTicks = 0;
                     sent = TimeProvider.GetTimestamp();
-                    foreach (var context in due)
+                    foreach (var lease in due)
                     {
-                        hedged += BeginRenewalLocked(context, sent, now) ? 1 : 0;
+                        hedged += BeginRenewalLocked(lease, sent, now) ? 1 : 0;
                     }
                 }
             }
@@ -57,7 +57,7 @@ public sealed partial class PriorityMessagePump
                     _events.RenewalsHedged(hedged);
                 }
 
-                _ = RenewDueAsync([.. due], sent);
+                RenewBySource(due, sent);
                 due.Clear();
                 continue;
             }
@@ -67,7 +67,7 @@ public sealed partial class PriorityMessagePump
     }
 
     /// <summary>Waits until <paramref name="waitTicks"/> have passed (forever when -1) or the keeper is woken.</summary>
-    [SuppressMessage("Usage", "VSTHRD003:Avoid awaiting foreign Tasks", Justification = "The keeper's own wake TaskCompletionSource (RunContinuationsAsynchronously), completed only by the pump. No JoinableTaskFactory is involved, so the foreign-task deadlock this rule guards against cannot occur.")]
+    [SuppressMessage("Usage", "VSTHRD003:Avoid awaiting foreign Tasks", Justification = "The keeper's own wake TaskCompletionSource (RunContinuationsAsynchronously), completed only by the keeper. No JoinableTaskFactory is involved, so the foreign-task deadlock this rule guards against cannot occur.")]
     private async Task WaitForDueAsync(TaskCompletionSource wake, long waitTicks)
     {
         if (waitTicks < 0)
@@ -87,38 +87,38 @@ public sealed partial class PriorityMessagePump
     /// Puts a lease in the schedule, due by the per-message rule from its current <see cref="ILeasedMessage.LockedUntil"/>,
     /// unless it is no longer kept. Call under the lock; returns the keeper's wake to signal (outside the lock), if any.
     /// </summary>
-    private TaskCompletionSource? ScheduleLocked(MessageContext context)
+    private TaskCompletionSource? ScheduleLocked(LeaseHandle lease)
     {
-        if (!context.IsRenewable || context.IsScheduled || _keeperStopping)
+        if (!lease.IsRenewable || lease.IsScheduled || _keeperStopping)
         {
             return null;
         }
 
         var now = TimeProvider.GetUtcNow();
-        var remaining = context.Message.LockedUntil - now;
-        var wait = remaining - RenewalBuffer(remaining);
+        var remaining = lease.Message.LockedUntil - now;
+        var wait = remaining - RenewalBuffer(remaining, lease.Source);
         var waitTicks = Math.Max(0, wait.Ticks);
-        var window = _renewsBatchesNatively ? Math.Min(MaxRenewalWindow.Ticks, waitTicks / RenewalWindowDivisor) : 0;
-        context.RenewDueTicks = now.UtcTicks + waitTicks;
-        context.RenewEarliestTicks = context.RenewDueTicks - window;
-        _schedule.Add(context);
-        return WakeKeeperForLocked(context);
+        var window = lease.Source?.RenewsBatchesNatively == true ? Math.Min(MaxRenewalWindow.Ticks, waitTicks / RenewalWindowDivisor) : 0;
+        lease.RenewDueTicks = now.UtcTicks + waitTicks;
+        lease.RenewEarliestTicks = lease.RenewDueTicks - window;
+        _schedule.Add(lease);
+        return WakeKeeperForLocked(lease);
     }
 
     /// <summary>
     /// Puts a lease whose renewals are under way in the schedule due at <paramref name="dueTicks"/> (UTC; due now if
     /// that has passed), without a batching window. Call under the lock; returns the keeper's wake to signal, if any.
     /// </summary>
-    private TaskCompletionSource? ScheduleNextLocked(MessageContext context, long dueTicks)
+    private TaskCompletionSource? ScheduleNextLocked(LeaseHandle lease, long dueTicks)
     {
-        ScheduleAtLocked(context, Math.Max(dueTicks, TimeProvider.GetUtcNow().UtcTicks));
-        return WakeKeeperForLocked(context);
+        ScheduleAtLocked(lease, Math.Max(dueTicks, TimeProvider.GetUtcNow().UtcTicks));
+        return WakeKeeperForLocked(lease);
     }
 
-    /// <summary>The keeper's wake to signal (outside the lock) when <paramref name="context"/> falls due before the keeper would wake, else null. Call under the lock.</summary>
-    private TaskCompletionSource? WakeKeeperForLocked(MessageContext context)
+    /// <summary>The keeper's wake to signal (outside the lock) when <paramref name="lease"/> falls due before the keeper would wake, else null. Call under the lock.</summary>
+    private TaskCompletionSource? WakeKeeperForLocked(LeaseHandle lease)
     {
-        if (context.RenewDueTicks >= _keeperWakeAtTicks)
+        if (lease.RenewDueTicks >= _keeperWakeAtTicks)
         {
             return null;
         }
@@ -130,21 +130,14 @@ public sealed partial class PriorityMessagePump
         return wake;
     }
 
-    /// <summary>Drops a lease from the schedule: the message is finished, or the stop path stopped renewing it.</summary>
-    private void StopRenewing(MessageContext context)
-    {
-        context.StopRenewing();
-        lock (_gate)
-        {
-            _schedule.Remove(context);
-        }
-    }
+    /// <summary>Starts the keeper's loop in the lease lane (at construction, or from a pump's start).</summary>
+    internal void Start() => _keeper = LeaseLane.Run(KeepLeasesAsync);
 
-    /// <summary>Starts the keeper in the lease lane (from <see cref="StartAsync"/>).</summary>
-    private void StartKeeper() => _keeper = LeaseLane.Run(KeepLeasesAsync);
-
-    /// <summary>Ends the keeper and the renew calls still under way (from the stop path, once nothing is in flight).</summary>
-    [SuppressMessage("Usage", "VSTHRD003:Avoid awaiting foreign Tasks", Justification = "The pump's own keeper loop, started by StartKeeper in the lease lane. No JoinableTaskFactory is involved, so the foreign-task deadlock this rule guards against cannot occur.")]
+    /// <summary>
+    /// Ends the keeper's loop and the renew calls still under way (a pump's stop path calls it once nothing is in
+    /// flight), then releases the leases still kept.
+    /// </summary>
+    [SuppressMessage("Usage", "VSTHRD003:Avoid awaiting foreign Tasks", Justification = "The keeper's own loop, started by Start in the lease lane. No JoinableTaskFactory is involved, so the foreign-task deadlock this rule guards against cannot occur.")]
     private async Task StopKeeperAsync()
     {
         TaskCompletionSource? wake;
@@ -160,6 +153,32 @@ public sealed partial class PriorityMessagePump
         _keeperStop.Cancel();
 #pragma warning restore VSTHRD103
         await _keeper.ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing | ConfigureAwaitOptions.ContinueOnCapturedContext);
+        LeaseHandle[] kept;
+        lock (_gate)
+        {
+            kept = [.. _kept.Values];
+        }
+
+        foreach (var lease in kept)
+        {
+            Release(lease);
+        }
+    }
+
+    /// <summary>Sends the leases that fell due together: one batch per source (nearly always a single one).</summary>
+    private void RenewBySource(List<LeaseHandle> due, long sent)
+    {
+        var source = due[0].Source;
+        if (due.TrueForAll(l => ReferenceEquals(l.Source, source)))
+        {
+            _ = RenewDueAsync([.. due], source, sent);
+            return;
+        }
+
+        foreach (var group in due.GroupBy(l => l.Source, ReferenceEqualityComparer.Instance))
+        {
+            _ = RenewDueAsync([.. group], (IMessageSource?)group.Key, sent);
+        }
     }
 
     /// <summary>
@@ -173,7 +192,7 @@ public sealed partial class PriorityMessagePump
     /// starved-pool head-to-head instead of 2). Otherwise it is the worst whole round trip (measured until the keeper
     /// runs again, so it includes the slice that was running when the answer came).
     /// </summary>
-    private TimeSpan RenewalBuffer(TimeSpan remaining)
+    private TimeSpan RenewalBuffer(TimeSpan remaining, IMessageSource? source)
     {
         if (remaining <= TimeSpan.Zero)
         {
@@ -181,7 +200,7 @@ public sealed partial class PriorityMessagePump
         }
 
         var rule = _options.LockRenewalBuffer ?? TimeSpan.FromTicks(Math.Min(remaining.Ticks / 2, MaxDefaultRenewalBuffer.Ticks));
-        var byRoundTrip = _source.LockDuration is { } lockDuration && lockDuration > TimeSpan.Zero
+        var byRoundTrip = source?.LockDuration is { } lockDuration && lockDuration > TimeSpan.Zero
             ? TimeSpan.FromTicks(_renewRoundTrips.WorstRequestLeg.Ticks * RenewRoundTrips.SafetyFactor)
             : _renewRoundTrips.RequiredSlack;
         return byRoundTrip > rule ? byRoundTrip : rule;

@@ -1,25 +1,25 @@
 namespace PriorityAsync.MessagePump;
 
 /// <summary>
-/// The leases a pump keeps, ordered by when each must be renewed (<see cref="MessageContext.RenewDueTicks"/>): an
-/// intrusive doubly linked list through the contexts themselves, so that adding and dropping a lease allocates nothing
+/// The leases a keeper keeps, ordered by when each must be renewed (<see cref="LeaseHandle.RenewDueTicks"/>): an
+/// intrusive doubly linked list through the handles themselves, so that adding and dropping a lease allocates nothing
 /// and dropping is O(1). A lease is added after the one due just before it, searching from the latest: new and just
-/// renewed leases are due last, so an add is O(1) in practice. Not thread-safe: the pump guards it with its lock.
+/// renewed leases are due last, so an add is O(1) in practice. Not thread-safe: the keeper guards it with its lock.
 /// </summary>
 internal sealed class LeaseSchedule
 {
-    private MessageContext? _first;
-    private MessageContext? _last;
+    private LeaseHandle? _first;
+    private LeaseHandle? _last;
 
     /// <summary>Gets how many leases are scheduled.</summary>
     public int Count { get; private set; }
 
     /// <summary>Gets the lease due first, or <see langword="null"/> when none is scheduled.</summary>
-    public MessageContext? First => _first;
+    public LeaseHandle? First => _first;
 
     /// <summary>Schedules <paramref name="context"/>, which must not be scheduled, by its due time.</summary>
     /// <returns>Whether it is now the lease due first.</returns>
-    public bool Add(MessageContext context)
+    public bool Add(LeaseHandle context)
     {
         var after = _last;
         while (after is not null && after.RenewDueTicks > context.RenewDueTicks)
@@ -53,7 +53,7 @@ internal sealed class LeaseSchedule
     }
 
     /// <summary>Drops <paramref name="context"/> when it is scheduled; does nothing otherwise.</summary>
-    public void Remove(MessageContext context)
+    public void Remove(LeaseHandle context)
     {
         if (!context.IsScheduled)
         {
@@ -86,9 +86,9 @@ internal sealed class LeaseSchedule
 
     /// <summary>
     /// Takes, from the first, the leases that may be renewed at <paramref name="nowTicks"/> (their
-    /// <see cref="MessageContext.RenewEarliestTicks"/> or its due time has come), at most <paramref name="max"/>, into <paramref name="into"/>.
+    /// <see cref="LeaseHandle.RenewEarliestTicks"/> or its due time has come), at most <paramref name="max"/>, into <paramref name="into"/>.
     /// </summary>
-    public void TakeDue(long nowTicks, int max, List<MessageContext> into)
+    public void TakeDue(long nowTicks, int max, List<LeaseHandle> into)
     {
         while (_first is { } first && (first.RenewEarliestTicks <= nowTicks || first.RenewDueTicks <= nowTicks) && into.Count < max)
         {

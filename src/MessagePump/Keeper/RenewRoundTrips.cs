@@ -1,7 +1,7 @@
 namespace PriorityAsync.MessagePump;
 
 /// <summary>
-/// The renew round trips a pump has observed, over a sliding window of the last <see cref="Window"/> calls, and the
+/// The renew round trips a lease keeper has observed, over a sliding window of the last <see cref="Window"/> calls, and the
 /// lock time a renewal must start with to finish before the lock ends: the worst round trip of the window times
 /// <see cref="SafetyFactor"/>; and, over the same window, the worst time a renewal took to reach the broker (which tells
 /// whether a hedged renewal could still arrive in time). Thread-safe.

@@ -1,9 +1,9 @@
 namespace PriorityAsync.MessagePump;
 
-public sealed partial class PriorityMessagePump
+public sealed partial class LeaseKeeper
 {
     /// <summary>
-    /// Marks a renew call of <paramref name="context"/> sent at <paramref name="sent"/> (a timestamp) and, while fewer
+    /// Marks a renew call of <paramref name="lease"/> sent at <paramref name="sent"/> (a timestamp) and, while fewer
     /// than <see cref="MaxRenewalsInFlight"/> are under way, schedules the lease's next renewal before this one is
     /// answered. Where the source knows its lock duration, the call, once it reaches the broker, moves the lock to at
     /// least <c>now + LockDuration</c>, so the next renewal falls due one <see cref="PipelineSpacing"/> from now
@@ -13,30 +13,30 @@ public sealed partial class PriorityMessagePump
     /// takes the lease out of that slot again (<see cref="RenewalAnswered"/>). Call under the lock by the keeper, which
     /// wakes by itself for it; returns whether this call is itself a hedged renewal (sent while another is under way).
     /// </summary>
-    private bool BeginRenewalLocked(MessageContext context, long sent, long nowTicks)
+    private bool BeginRenewalLocked(LeaseHandle lease, long sent, long nowTicks)
     {
-        var hedge = context.RenewalsInFlight > 0;
-        context.RenewalsInFlight++;
-        context.LastRenewalSent = sent;
-        if (context.RenewalsInFlight >= MaxRenewalsInFlight || !context.IsRenewable || _keeperStopping)
+        var hedge = lease.RenewalsInFlight > 0;
+        lease.RenewalsInFlight++;
+        lease.LastRenewalSent = sent;
+        if (lease.RenewalsInFlight >= MaxRenewalsInFlight || !lease.IsRenewable || _keeperStopping)
         {
             return hedge;
         }
 
-        if (PipelineSpacing() is { } spacing)
+        if (PipelineSpacing(lease.Source) is { } spacing)
         {
-            ScheduleAtLocked(context, nowTicks + spacing.Ticks);
+            ScheduleAtLocked(lease, nowTicks + spacing.Ticks);
             return hedge;
         }
 
-        var remaining = context.Message.LockedUntil.UtcTicks - nowTicks;
+        var remaining = lease.Message.LockedUntil.UtcTicks - nowTicks;
         var wait = remaining - Math.Min(remaining / 2, MaxDefaultRenewalBuffer.Ticks);
         if (remaining <= 0 || remaining - wait <= _renewRoundTrips.WorstRequestLeg.Ticks)
         {
             return hedge; // the hedge could not reach the broker before the known expiry: no use sending it
         }
 
-        ScheduleAtLocked(context, nowTicks + wait);
+        ScheduleAtLocked(lease, nowTicks + wait);
         return hedge;
     }
 
@@ -50,9 +50,9 @@ public sealed partial class PriorityMessagePump
     /// <c>LockDuration - w</c>, and never below a <see cref="MaxRenewalsInFlight"/>th of the lock, which bounds the
     /// calls a lease can have under way.
     /// </summary>
-    private TimeSpan? PipelineSpacing()
+    private TimeSpan? PipelineSpacing(IMessageSource? source)
     {
-        if (_source.LockDuration is not { } lockDuration || lockDuration <= TimeSpan.Zero)
+        if (source?.LockDuration is not { } lockDuration || lockDuration <= TimeSpan.Zero)
         {
             return null;
         }
@@ -64,12 +64,12 @@ public sealed partial class PriorityMessagePump
         return TimeSpan.FromTicks(Math.Max(Math.Max(lockTicks - buffer, (lockTicks - leg) / 2), lockTicks / MaxRenewalsInFlight));
     }
 
-    /// <summary>Puts <paramref name="context"/> in the schedule due at <paramref name="dueTicks"/> (UTC), without a batching window. Call under the lock.</summary>
-    private void ScheduleAtLocked(MessageContext context, long dueTicks)
+    /// <summary>Puts <paramref name="lease"/> in the schedule due at <paramref name="dueTicks"/> (UTC), without a batching window. Call under the lock.</summary>
+    private void ScheduleAtLocked(LeaseHandle lease, long dueTicks)
     {
-        context.RenewDueTicks = dueTicks;
-        context.RenewEarliestTicks = dueTicks;
-        _schedule.Add(context);
+        lease.RenewDueTicks = dueTicks;
+        lease.RenewEarliestTicks = dueTicks;
+        _schedule.Add(lease);
     }
 
     /// <summary>
@@ -77,40 +77,40 @@ public sealed partial class PriorityMessagePump
     /// retry rule, which owns the lease until it ends: its hedged renewal, if still scheduled, is dropped. A lease
     /// scheduled by another renewal's answer keeps that schedule.
     /// </summary>
-    private void DropHedge(MessageContext context, long sent)
+    private void DropHedge(LeaseHandle lease, long sent)
     {
         lock (_gate)
         {
-            if (context.RenewalsInFlight == 1 && context.LastRenewalSent == sent)
+            if (lease.RenewalsInFlight == 1 && lease.LastRenewalSent == sent)
             {
-                _schedule.Remove(context);
+                _schedule.Remove(lease);
             }
         }
     }
 
     /// <summary>
-    /// A renew call of <paramref name="context"/> answered "renewed": one call fewer under way. When none is left, the
+    /// A renew call of <paramref name="lease"/> answered "renewed": one call fewer under way. When none is left, the
     /// lease is scheduled by the rule from its (possibly newer) expiry, in place of its next renewal. While others are
     /// still under way and the source knows its lock duration, the answer is older news than the renewals sent since:
     /// the lease keeps its next renewal one <see cref="PipelineSpacing"/> after the newest (scheduled again if the cap
     /// on calls under way had left it out).
     /// </summary>
-    private void RenewalAnswered(MessageContext context)
+    private void RenewalAnswered(LeaseHandle lease)
     {
         TaskCompletionSource? wake;
         lock (_gate)
         {
-            context.RenewalsInFlight--;
-            if (context.RenewalsInFlight > 0 && PipelineSpacing() is { } spacing)
+            lease.RenewalsInFlight--;
+            if (lease.RenewalsInFlight > 0 && PipelineSpacing(lease.Source) is { } spacing)
             {
-                wake = context.IsScheduled || !context.IsRenewable || _keeperStopping
+                wake = lease.IsScheduled || !lease.IsRenewable || _keeperStopping
                     ? null
-                    : ScheduleNextLocked(context, (LastRenewalSentAt(context) + spacing).UtcTicks);
+                    : ScheduleNextLocked(lease, (LastRenewalSentAt(lease) + spacing).UtcTicks);
             }
             else
             {
-                _schedule.Remove(context);
-                wake = ScheduleLocked(context);
+                _schedule.Remove(lease);
+                wake = ScheduleLocked(lease);
             }
         }
 
@@ -118,27 +118,27 @@ public sealed partial class PriorityMessagePump
     }
 
     /// <summary>
-    /// A renew call of <paramref name="context"/> sent at <paramref name="sent"/> answered "lost" (or gave up for lack of
+    /// A renew call of <paramref name="lease"/> sent at <paramref name="sent"/> answered "lost" (or gave up for lack of
     /// lock time). The lease is lost unless the answer is stale: a newer renewal of it was sent after this one and the
     /// known expiry has not passed — that newer renewal decides (it has either renewed the lease already, or will
     /// answer itself). See docs/message-pump.md, "Hedged renewals".
     /// </summary>
-    private void RenewalLost(MessageContext context, Exception? failure, long sent)
+    private void RenewalLost(LeaseHandle lease, Exception? failure, long sent)
     {
         TaskCompletionSource? wake = null;
         var stale = false;
         lock (_gate)
         {
-            context.RenewalsInFlight--;
-            if (context.LastRenewalSent > sent && context.Message.LockedUntil > TimeProvider.GetUtcNow())
+            lease.RenewalsInFlight--;
+            if (lease.LastRenewalSent > sent && lease.Message.LockedUntil > TimeProvider.GetUtcNow())
             {
                 // Stale: the newer renewal decides. Had it answered already, it scheduled the lease; make sure it is.
-                wake = context.RenewalsInFlight == 0 ? ScheduleLocked(context) : null;
+                wake = lease.RenewalsInFlight == 0 ? ScheduleLocked(lease) : null;
                 stale = true;
             }
             else
             {
-                _schedule.Remove(context);
+                _schedule.Remove(lease);
             }
         }
 
@@ -148,7 +148,7 @@ public sealed partial class PriorityMessagePump
             return;
         }
 
-        OnLeaseLost(context, failure, "renew", byLeaseKeeper: true);
+        LeaseLostByKeeper(lease, failure);
     }
 
     /// <summary>
@@ -156,31 +156,31 @@ public sealed partial class PriorityMessagePump
     /// source knows its lock duration, the newest renewal's send time plus the worst request leg plus the lock duration,
     /// when that is later (the renewal may have reached the broker and moved the lock before its answer comes back).
     /// </summary>
-    private DateTimeOffset LatestExpiry(MessageContext context)
+    internal DateTimeOffset LatestExpiry(LeaseHandle lease)
     {
-        var known = context.Message.LockedUntil;
+        var known = lease.Message.LockedUntil;
         lock (_gate)
         {
-            if (context.RenewalsInFlight == 0 || _source.LockDuration is not { } lockDuration)
+            if (lease.RenewalsInFlight == 0 || lease.Source?.LockDuration is not { } lockDuration)
             {
                 return known;
             }
 
-            var handledBy = LastRenewalSentAt(context) + _renewRoundTrips.WorstRequestLeg;
+            var handledBy = LastRenewalSentAt(lease) + _renewRoundTrips.WorstRequestLeg;
             return handledBy + lockDuration > known ? handledBy + lockDuration : known;
         }
     }
 
-    /// <summary>When (on the pump's clock) the newest renewal of <paramref name="context"/> was sent. Call under the lock.</summary>
-    private DateTimeOffset LastRenewalSentAt(MessageContext context) =>
-        TimeProvider.GetUtcNow() - TimeProvider.GetElapsedTime(context.LastRenewalSent);
+    /// <summary>When (on the keeper's clock) the newest renewal of <paramref name="lease"/> was sent. Call under the lock.</summary>
+    private DateTimeOffset LastRenewalSentAt(LeaseHandle lease) =>
+        TimeProvider.GetUtcNow() - TimeProvider.GetElapsedTime(lease.LastRenewalSent);
 
-    /// <summary>Whether another renewal of <paramref name="context"/> is under way or was sent after the one sent at <paramref name="sent"/>.</summary>
-    private bool HasSiblingRenewal(MessageContext context, long sent)
+    /// <summary>Whether another renewal of <paramref name="lease"/> is under way or was sent after the one sent at <paramref name="sent"/>.</summary>
+    private bool HasSiblingRenewal(LeaseHandle lease, long sent)
     {
         lock (_gate)
         {
-            return context.RenewalsInFlight > 1 || context.LastRenewalSent > sent;
+            return lease.RenewalsInFlight > 1 || lease.LastRenewalSent > sent;
         }
     }
 
@@ -190,8 +190,8 @@ public sealed partial class PriorityMessagePump
     /// knows its <see cref="IMessageSource.LockDuration"/> (a broker clock ahead of ours makes it look longer), otherwise
     /// taken as the whole round trip.
     /// </summary>
-    private TimeSpan RequestLeg(DateTimeOffset lockedUntil, DateTimeOffset sentAt, TimeSpan roundTrip) =>
-        _source.LockDuration is { } lockDuration
+    private static TimeSpan RequestLeg(IMessageSource? source, DateTimeOffset lockedUntil, DateTimeOffset sentAt, TimeSpan roundTrip) =>
+        source?.LockDuration is { } lockDuration
             ? TimeSpan.FromTicks(Math.Clamp((lockedUntil - lockDuration - sentAt).Ticks, 0, Math.Max(0, roundTrip.Ticks)))
             : roundTrip;
 }

@@ -1,0 +1,47 @@
+namespace PriorityAsync.MessagePump.Hosting;
+
+/// <summary>
+/// Thresholds of the lease health check (<c>AddLeaseHealthCheck</c>), applied to each lease keeper it watches (the
+/// registered <see cref="LeaseKeeper"/> and every hosted pump's): the worst keeper decides.
+/// </summary>
+public sealed class LeaseHealthCheckOptions
+{
+    /// <summary>
+    /// Gets or sets the lock time left at renewal below which a keeper is <c>Degraded</c>: the least slack of its last
+    /// <see cref="LeaseKeeper.SlackWindow"/> renewals. Defaults to 5 s (renewals are due with 10 s left; half of that
+    /// gone means the lease lane ran late). Positive.
+    /// </summary>
+    public TimeSpan DegradedSlack { get; set; } = TimeSpan.FromSeconds(5);
+
+    /// <summary>
+    /// Gets or sets the lock time left at renewal below which a keeper is <c>Unhealthy</c>: one more such delay and
+    /// leases are lost. Defaults to 1 s; positive, and below <see cref="DegradedSlack"/>.
+    /// </summary>
+    public TimeSpan UnhealthySlack { get; set; } = TimeSpan.FromSeconds(1);
+
+    /// <summary>
+    /// Gets or sets how long after a lost lease a keeper stays <c>Degraded</c>. Defaults to 5 minutes; positive.
+    /// </summary>
+    public TimeSpan LostLeaseWindow { get; set; } = TimeSpan.FromMinutes(5);
+
+    /// <summary>Throws when a threshold breaks its rule; the exception names it.</summary>
+    [System.Diagnostics.CodeAnalysis.SuppressMessage("Usage", "MA0015:Specify the parameter name in ArgumentException", Justification = "Validate checks the options object as a whole; ParamName names the offending threshold property.")]
+    [System.Diagnostics.CodeAnalysis.SuppressMessage("Usage", "CA2208:Instantiate argument exceptions correctly", Justification = "Validate checks the options object as a whole; ParamName names the offending threshold property.")]
+    internal void Validate()
+    {
+        if (UnhealthySlack <= TimeSpan.Zero)
+        {
+            throw new ArgumentOutOfRangeException(nameof(UnhealthySlack), UnhealthySlack, "LeaseHealthCheckOptions.UnhealthySlack must be positive.");
+        }
+
+        if (DegradedSlack <= UnhealthySlack)
+        {
+            throw new ArgumentOutOfRangeException(nameof(DegradedSlack), DegradedSlack, "LeaseHealthCheckOptions.DegradedSlack must be above UnhealthySlack.");
+        }
+
+        if (LostLeaseWindow <= TimeSpan.Zero)
+        {
+            throw new ArgumentOutOfRangeException(nameof(LostLeaseWindow), LostLeaseWindow, "LeaseHealthCheckOptions.LostLeaseWindow must be positive.");
+        }
+    }
+}

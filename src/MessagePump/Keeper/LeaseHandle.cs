@@ -1,0 +1,181 @@
+using System.Diagnostics.CodeAnalysis;
+
+namespace PriorityAsync.MessagePump;
+
+/// <summary>
+/// One message kept by a <see cref="LeaseKeeper"/> (<see cref="LeaseKeeper.Keep"/>): its lease is renewed until the handle
+/// is disposed, the message is settled through it, the lease is lost or the keeper stops.
+/// </summary>
+/// <remarks>
+/// Settle through the handle (<see cref="CompleteAsync"/>, <see cref="AbandonAsync"/>, <see cref="DeadLetterAsync"/>), or
+/// dispose it before settling the message yourself: a renewal refused after either is not a lost lease. A renewal
+/// refused while the handle is still kept is: <see cref="LeaseLostToken"/> is canceled and the keeper reports it once.
+/// </remarks>
+[SuppressMessage("Design", "CA1001:Types that own disposable fields should be disposable", Justification = "The handle is IDisposable, but its Dispose means 'stop renewing', which must leave LeaseLostToken usable afterwards. Its CancellationTokenSource is a plain one (no timer, not linked): it holds nothing that needs releasing.")]
+public sealed class LeaseHandle : IDisposable
+{
+    private readonly LeaseKeeper _keeper;
+    private CancellationTokenSource? _lostToken; // created only when someone asks for the token
+    private int _released;
+    private int _lost;
+    private int _renewals;
+
+    internal LeaseHandle(LeaseKeeper keeper, ILeasedMessage message, IMessageSource? source, MessageContext? context)
+    {
+        _keeper = keeper;
+        Message = message;
+        Source = source;
+        Context = context;
+    }
+
+    /// <summary>Gets the kept message.</summary>
+    public ILeasedMessage Message { get; }
+
+    /// <summary>Gets when the lease expires unless renewed again (the message's <see cref="ILeasedMessage.LockedUntil"/>).</summary>
+    public DateTimeOffset LockedUntil => Message.LockedUntil;
+
+    /// <summary>Gets how many times the keeper has renewed the lease.</summary>
+    public int RenewalCount => Volatile.Read(ref _renewals);
+
+    /// <summary>Gets whether the lease was lost while kept (a renewal was refused, or ran out of lock time).</summary>
+    public bool IsLost => Volatile.Read(ref _lost) != 0;
+
+    /// <summary>Gets whether the keeper still renews the lease: not disposed, not settled through the handle, not lost, keeper not stopped.</summary>
+    public bool IsKept => IsRenewable;
+
+    /// <summary>
+    /// Gets a token canceled when the lease is lost while kept. Not canceled by <see cref="Dispose"/>, by settling, or
+    /// by the keeper's stop (the lease is then simply no longer renewed).
+    /// </summary>
+    public CancellationToken LeaseLostToken
+    {
+        get
+        {
+            var source = Volatile.Read(ref _lostToken);
+            if (source is null)
+            {
+                var created = new CancellationTokenSource();
+                source = Interlocked.CompareExchange(ref _lostToken, created, null) ?? created;
+            }
+
+            if (IsLost)
+            {
+                CancelLostToken(source); // lost before the source existed
+            }
+
+            return source.Token;
+        }
+    }
+
+    /// <summary>Gets the source whose batch renewals and lock duration the keeper uses, or <see langword="null"/> (renewed one by one through the message).</summary>
+    internal IMessageSource? Source { get; }
+
+    /// <summary>Gets the pump's context when a pump owns this lease, else <see langword="null"/>.</summary>
+    internal MessageContext? Context { get; }
+
+    /// <summary>Gets or sets the lease due before this one in the keeper's <see cref="LeaseSchedule"/>.</summary>
+    internal LeaseHandle? SchedulePrevious { get; set; }
+
+    /// <summary>Gets or sets the lease due after this one in the keeper's <see cref="LeaseSchedule"/>.</summary>
+    internal LeaseHandle? ScheduleNext { get; set; }
+
+    /// <summary>Gets or sets whether the lease is in the keeper's <see cref="LeaseSchedule"/>.</summary>
+    internal bool IsScheduled { get; set; }
+
+    /// <summary>Gets or sets when (UTC ticks) the lease must be renewed at the latest, under the renewal rule (the round-trip floor and the half-lock rule).</summary>
+    internal long RenewDueTicks { get; set; }
+
+    /// <summary>Gets or sets from when (UTC ticks) the lease may be renewed with others that fall due.</summary>
+    internal long RenewEarliestTicks { get; set; }
+
+    /// <summary>
+    /// Gets or sets how many renew calls for this lease are under way (at most
+    /// <see cref="LeaseKeeper.MaxRenewalsInFlight"/>: the renewal and those sent while its answer waits). Guarded by the keeper's lock.
+    /// </summary>
+    internal int RenewalsInFlight { get; set; }
+
+    /// <summary>Gets or sets when (the keeper clock's timestamp) the newest renewal of this lease was sent. Guarded by the keeper's lock.</summary>
+    internal long LastRenewalSent { get; set; }
+
+    /// <summary>Gets whether the keeper still renews this lease: not released, not lost.</summary>
+    internal bool IsRenewable => Volatile.Read(ref _released) == 0 && Volatile.Read(ref _lost) == 0;
+
+    /// <summary>Gets whether the lease was released: disposed, settled through the handle, or its renewals stopped by its owner or the keeper's stop.</summary>
+    internal bool IsReleased => Volatile.Read(ref _released) != 0;
+
+    /// <summary>Stops renewing; <see cref="IsLost"/> and <see cref="LeaseLostToken"/> are left as they are. Idempotent.</summary>
+    public void Dispose() => _keeper.Release(this);
+
+    /// <summary>Stops renewing, then completes the message (<see cref="ILeasedMessage.CompleteAsync"/>).</summary>
+    /// <param name="cancellationToken">Cancels the call.</param>
+    /// <returns>The message's complete call.</returns>
+    /// <exception cref="LeaseLostException">The lease had expired or the message was already settled.</exception>
+    public Task CompleteAsync(CancellationToken cancellationToken = default)
+    {
+        Dispose();
+        return Message.CompleteAsync(cancellationToken);
+    }
+
+    /// <summary>Stops renewing, then abandons the message for redelivery (<see cref="ILeasedMessage.AbandonAsync"/>).</summary>
+    /// <param name="cancellationToken">Cancels the call.</param>
+    /// <returns>The message's abandon call.</returns>
+    /// <exception cref="LeaseLostException">The lease had expired or the message was already settled.</exception>
+    public Task AbandonAsync(CancellationToken cancellationToken = default)
+    {
+        Dispose();
+        return Message.AbandonAsync(cancellationToken);
+    }
+
+    /// <summary>Stops renewing, then dead-letters the message (<see cref="ILeasedMessage.DeadLetterAsync(string, string?, CancellationToken)"/>).</summary>
+    /// <param name="reason">Why the message is dead-lettered.</param>
+    /// <param name="description">More detail, or <see langword="null"/>.</param>
+    /// <param name="cancellationToken">Cancels the call.</param>
+    /// <returns>The message's dead-letter call.</returns>
+    /// <exception cref="ArgumentException"><paramref name="reason"/> is null, empty or white space (the lease is still kept).</exception>
+    /// <exception cref="LeaseLostException">The lease had expired or the message was already settled.</exception>
+    public Task DeadLetterAsync(string reason, string? description = null, CancellationToken cancellationToken = default)
+    {
+        ArgumentException.ThrowIfNullOrWhiteSpace(reason);
+        Dispose();
+        return Message.DeadLetterAsync(reason, description, cancellationToken);
+    }
+
+    /// <inheritdoc />
+    public override string ToString() => $"{Message.MessageId} ({(IsLost ? "lost" : IsRenewable ? "kept" : "released")}, {RenewalCount} renewals)";
+
+    /// <summary>Marks the lease released; true for the first caller only.</summary>
+    internal bool TryRelease() => Interlocked.Exchange(ref _released, 1) == 0;
+
+    /// <summary>Marks the lease lost and cancels <see cref="LeaseLostToken"/>; true for the first caller only.</summary>
+    internal bool TryMarkLost()
+    {
+        if (Interlocked.Exchange(ref _lost, 1) != 0)
+        {
+            return false;
+        }
+
+        _keeper.CountLost();
+        if (Volatile.Read(ref _lostToken) is { } source)
+        {
+            CancelLostToken(source);
+        }
+
+        return true;
+    }
+
+    internal void CountRenewal() => Interlocked.Increment(ref _renewals);
+
+    private static void CancelLostToken(CancellationTokenSource source)
+    {
+        try
+        {
+#pragma warning disable VSTHRD103 // Cancel in the lane: CancelAsync would resume the keeper on the thread pool.
+            source.Cancel();
+#pragma warning restore VSTHRD103
+        }
+        catch (AggregateException)
+        {
+            // A callback registered by the owner threw; the owner sees the cancellation anyway.
+        }
+    }
+}

@@ -1,0 +1,83 @@
+using Azure.Messaging.ServiceBus;
+using PriorityAsync.MessagePump.AzureServiceBus.Testing;
+using PriorityAsync.MessagePump.AzureServiceBus.Tests.Support;
+
+namespace PriorityAsync.MessagePump.AzureServiceBus.Tests.Docs;
+
+/// <summary>The before/after of docs/keep-your-servicebusprocessor.md: the count of changed lines the page gives, and the kept side run.</summary>
+[Collection(RealTimeCollection.Name)]
+public sealed class KeepProcessorSampleTests
+{
+    [Fact]
+    public void The_after_changes_five_lines_of_the_before()
+    {
+        var file = File.ReadAllLines(Path.Combine(RepositoryRoot.Find(), "tests", "MessagePump.AzureServiceBus.Tests", "Docs", "KeepProcessorSample.cs"));
+        var before = Region(file, "before");
+        var after = Region(file, "after");
+
+        var common = CommonLines(before, after);
+
+        (after.Count - common).Should().Be(5, "the page says five lines of the after are new or changed");
+        (before.Count - common).Should().Be(1, "one line of the before changes (the handler's token), none is removed");
+    }
+
+    [Fact]
+    public async Task The_kept_processor_holds_a_message_past_its_lock_and_completes_it_once()
+    {
+        await using var broker = await ServiceBusTestBroker.StartAsync();
+        var queue = broker.CreateQueue("orders", new ServiceBusTestEntityOptions { LockDuration = TimeSpan.FromSeconds(2) });
+        queue.Send("a"u8.ToArray(), "a");
+        await using var client = new ServiceBusClient(broker.ConnectionString, SbHarness.ClientOptions());
+        using var stop = new CancellationTokenSource();
+        var handled = 0;
+        var canceled = false;
+
+        var run = KeepProcessorSample.After.RunAsync(
+            client,
+            async (_, cancellationToken) =>
+            {
+                Interlocked.Increment(ref handled);
+                await Task.Delay(TimeSpan.FromSeconds(5), CancellationToken.None); // 2.5 locks
+                canceled |= cancellationToken.IsCancellationRequested;
+            },
+            stop.Token);
+        await Bounded.UntilAsync(() => Task.FromResult(queue.CompletedCount == 1), SbHarness.HangBound, "the completion");
+        await stop.CancelAsync();
+        await run.WaitAsync(SbHarness.HangBound);
+
+        handled.Should().Be(1, "the lock was kept: no redelivery");
+        canceled.Should().BeFalse();
+        queue.CompletionsOf("a").Should().Be(1);
+        queue.RenewCount.Should().BeGreaterThanOrEqualTo(2);
+        queue.LockedCount.Should().Be(0);
+    }
+
+    private static List<string> Region(string[] file, string name)
+    {
+        var start = Array.FindIndex(file, l => l.Trim() == $"// <{name}>");
+        var end = Array.FindIndex(file, l => l.Trim() == $"// </{name}>");
+        start.Should().BeGreaterThan(-1);
+        return [.. file[(start + 1)..end].Select(WithoutComment).Where(l => l.Length > 0)];
+    }
+
+    private static string WithoutComment(string line)
+    {
+        var comment = line.IndexOf("  //", StringComparison.Ordinal);
+        return (comment >= 0 ? line[..comment] : line).Trim();
+    }
+
+    /// <summary>The length of the longest common subsequence of lines: the lines a diff leaves unchanged.</summary>
+    private static int CommonLines(List<string> a, List<string> b)
+    {
+        var table = new int[a.Count + 1, b.Count + 1];
+        for (var i = 1; i <= a.Count; i++)
+        {
+            for (var j = 1; j <= b.Count; j++)
+            {
+                table[i, j] = string.Equals(a[i - 1], b[j - 1], StringComparison.Ordinal) ? table[i - 1, j - 1] + 1 : Math.Max(table[i - 1, j], table[i, j - 1]);
+            }
+        }
+
+        return table[a.Count, b.Count];
+    }
+}

@@ -1,0 +1,399 @@
+using System.Text;
+using Azure.Messaging.ServiceBus;
+using PriorityAsync.MessagePump.AzureServiceBus.Testing;
+using PriorityAsync.MessagePump.AzureServiceBus.Tests.Support;
+
+namespace PriorityAsync.MessagePump.AzureServiceBus.Tests.Keeper;
+
+/// <summary>
+/// A <see cref="LeaseKeeper"/> keeping the messages of the SDK's own consumers (<see cref="ServiceBusLeaseKeeperExtensions"/>):
+/// a <see cref="ServiceBusProcessor"/>'s handler, a <see cref="ServiceBusSessionProcessor"/>'s and a
+/// <see cref="ServiceBusReceiver"/> loop, on the test broker on virtual time (the broker judges locks on the virtual
+/// clock, the keeper schedules its renewals on it; the client's calls are real).
+/// </summary>
+public sealed class ServiceBusLeaseKeeperTests
+{
+    private static readonly TimeSpan LockDuration = TimeSpan.FromSeconds(30);
+    private static readonly TimeSpan Step = TimeSpan.FromSeconds(1);
+
+    [Fact]
+    public async Task A_processor_with_its_own_renewal_off_keeps_its_message_past_three_lock_durations_through_the_keeper()
+    {
+        await using var sb = await SbHarness.StartAsync(virtualTime: true);
+        var queue = sb.Broker.CreateQueue("orders", new ServiceBusTestEntityOptions { LockDuration = LockDuration });
+        queue.Send("x"u8.ToArray(), "x");
+        await using var kept = await KeeperRig.StartAsync(sb);
+        await using var processor = sb.Transport.Client.CreateProcessor("orders", ProcessorOptions());
+        var handler = new HandlerProbe();
+        processor.ProcessMessageAsync += async args =>
+        {
+            using var lease = kept.Keeper.Keep(args, processor);
+            await handler.HoldAsync(lease);
+            await args.CompleteMessageAsync(args.Message, CancellationToken.None);
+            handler.Completed.TrySetResult();
+        };
+        processor.ProcessErrorAsync += _ => Task.CompletedTask;
+        await processor.StartProcessingAsync();
+        var lease = await handler.Entered.Task.WaitAsync(SbHarness.HangBound);
+
+        await KeepAdvancingAsync(sb.VirtualClock, lease, LockDuration * 3.5);
+        handler.Release.SetResult();
+        await handler.Completed.Task.WaitAsync(SbHarness.HangBound);
+        await processor.StopProcessingAsync();
+
+        queue.CompletionsOf("x").Should().Be(1, "the lock was held for 3.5 lock durations, renewed by the keeper alone");
+        queue.RenewCount.Should().BeGreaterThanOrEqualTo(3);
+        lease.IsLost.Should().BeFalse();
+        kept.Lost.Should().BeEmpty();
+    }
+
+    [Fact]
+    public async Task A_lock_lost_under_a_processor_s_handler_cancels_the_lease_token_and_is_reported_once()
+    {
+        await using var sb = await SbHarness.StartAsync(virtualTime: true);
+        var queue = sb.Broker.CreateQueue("orders", new ServiceBusTestEntityOptions { LockDuration = LockDuration, MaxDeliveryCount = 5 });
+        queue.Send("x"u8.ToArray(), "x");
+        await using var kept = await KeeperRig.StartAsync(sb);
+        await using var processor = sb.Transport.Client.CreateProcessor("orders", ProcessorOptions());
+        var handler = new HandlerProbe();
+        processor.ProcessMessageAsync += async args =>
+        {
+            if (args.Message.DeliveryCount > 1)
+            {
+                return; // the redelivery after the loss: not kept
+            }
+
+            using var lease = kept.Keeper.Keep(args, processor);
+            await handler.HoldAsync(lease);
+        };
+        processor.ProcessErrorAsync += _ => Task.CompletedTask;
+        await processor.StartProcessingAsync();
+        var lease = await handler.Entered.Task.WaitAsync(SbHarness.HangBound);
+
+        sb.VirtualClock.Advance(LockDuration + Step); // the broker's lock runs out before the keeper can renew it
+
+        await Bounded.UntilAsync(() => Task.FromResult(lease.LeaseLostToken.IsCancellationRequested), SbHarness.HangBound, "the lease token canceled");
+        await Bounded.UntilAsync(() => Task.FromResult(kept.Lost.Count == 1), SbHarness.HangBound, "the loss reported");
+        handler.Release.SetResult();
+        await processor.StopProcessingAsync();
+
+        lease.IsLost.Should().BeTrue();
+        kept.Lost.Should().ContainSingle().Which.Should().Be("x");
+        kept.Keeper.GetStatistics().LeasesLost.Should().Be(1);
+    }
+
+    [Fact]
+    public async Task A_message_the_handler_completed_through_its_args_while_kept_is_not_a_lost_lock_when_the_next_renewal_is_refused()
+    {
+        await using var sb = await SbHarness.StartAsync(virtualTime: true);
+        var queue = sb.Broker.CreateQueue("orders", new ServiceBusTestEntityOptions { LockDuration = LockDuration });
+        queue.Send("x"u8.ToArray(), "x");
+        await using var kept = await KeeperRig.StartAsync(sb);
+        await using var processor = sb.Transport.Client.CreateProcessor("orders", ProcessorOptions());
+        var handler = new HandlerProbe();
+        processor.ProcessMessageAsync += async args =>
+        {
+            using var lease = kept.Keeper.Keep(args, processor);
+            await args.CompleteMessageAsync(args.Message, CancellationToken.None); // the user's own settlement, handle still kept
+            await handler.HoldAsync(lease);
+        };
+        processor.ProcessErrorAsync += _ => Task.CompletedTask;
+        await processor.StartProcessingAsync();
+        var lease = await handler.Entered.Task.WaitAsync(SbHarness.HangBound);
+        queue.CompletionsOf("x").Should().Be(1);
+        var renewsBefore = queue.RenewCount;
+
+        // Time passes until the keeper renews the completed message: the broker refuses it (the lock token is gone).
+        for (var waited = TimeSpan.Zero; queue.RenewCount == renewsBefore && waited < LockDuration; waited += Step)
+        {
+            sb.VirtualClock.Advance(Step);
+            await Bounded.UntilAsync(() => Task.FromResult(queue.RenewCount > renewsBefore || !lease.IsKept), TimeSpan.FromMilliseconds(200), "a renewal", TimeSpan.FromMilliseconds(10)).ContinueWith(static _ => { }, TaskScheduler.Default);
+        }
+
+        queue.RenewCount.Should().BeGreaterThan(renewsBefore, "the keeper renewed the completed message and the broker refused it");
+        await Bounded.UntilAsync(() => Task.FromResult(!lease.IsKept), SbHarness.HangBound, "the refusal answered");
+        handler.Release.SetResult();
+        await processor.StopProcessingAsync();
+
+        lease.IsLost.Should().BeFalse("the user's code settled the message: a refused renewal after that is no lost lock");
+        lease.LeaseLostToken.IsCancellationRequested.Should().BeFalse();
+        kept.Lost.Should().BeEmpty();
+        kept.Keeper.GetStatistics().LeasesLost.Should().Be(0);
+    }
+
+    [Fact]
+    public void The_SDK_s_settled_flag_that_tells_a_settlement_from_a_lost_lock_is_readable()
+    {
+        // Azure.Messaging.ServiceBus has no public "settled": the adapter reads the internal flag ProcessMessageEventArgs
+        // sets after a settlement. An SDK that drops it fails here, before users see settlements reported as lost locks.
+        KeptServiceBusMessage.CanSeeSdkSettlement.Should().BeTrue();
+        var message = ServiceBusModelFactory.ServiceBusReceivedMessage(BinaryData.FromString("a"), messageId: "a");
+        KeptServiceBusMessage.IsSettledBySdk(message).Should().BeFalse();
+    }
+
+    [Fact]
+    public async Task A_message_the_processor_auto_completes_after_the_handle_was_disposed_is_not_a_lost_lock()
+    {
+        await using var sb = await SbHarness.StartAsync(virtualTime: true);
+        var queue = sb.Broker.CreateQueue("orders", new ServiceBusTestEntityOptions { LockDuration = LockDuration });
+        queue.Send("x"u8.ToArray(), "x");
+        await using var kept = await KeeperRig.StartAsync(sb);
+        var options = ProcessorOptions();
+        options.AutoCompleteMessages = true;
+        await using var processor = sb.Transport.Client.CreateProcessor("orders", options);
+        var handler = new HandlerProbe();
+        processor.ProcessMessageAsync += async args =>
+        {
+            using var lease = kept.Keeper.Keep(args, processor);
+            await handler.HoldAsync(lease);
+        };
+        processor.ProcessErrorAsync += _ => Task.CompletedTask;
+        await processor.StartProcessingAsync();
+        var lease = await handler.Entered.Task.WaitAsync(SbHarness.HangBound);
+        await KeepAdvancingAsync(sb.VirtualClock, lease, LockDuration * 1.5);
+
+        handler.Release.SetResult();
+        await Bounded.UntilAsync(() => Task.FromResult(queue.CompletionsOf("x") == 1), SbHarness.HangBound, "the auto-completion");
+        for (var i = 0; i < 40; i++)
+        {
+            sb.VirtualClock.Advance(Step); // well past the last renewal's lock: nothing may renew or report now
+        }
+
+        await processor.StopProcessingAsync();
+        lease.IsKept.Should().BeFalse();
+        lease.IsLost.Should().BeFalse();
+        kept.Lost.Should().BeEmpty();
+    }
+
+    [Fact]
+    public async Task A_receiver_loop_s_messages_are_kept_past_the_lock_duration_then_settled_through_the_receiver_or_the_handle()
+    {
+        await using var sb = await SbHarness.StartAsync(virtualTime: true);
+        var queue = sb.Broker.CreateQueue("orders", new ServiceBusTestEntityOptions { LockDuration = LockDuration });
+        queue.Send("x"u8.ToArray(), "x");
+        queue.Send("y"u8.ToArray(), "y");
+        await using var kept = await KeeperRig.StartAsync(sb);
+        await using var receiver = sb.Transport.Client.CreateReceiver("orders", new ServiceBusReceiverOptions { PrefetchCount = 0 });
+
+        var x = await ReceiveAsync(receiver);
+        var leaseX = kept.Keeper.Keep(receiver, x);
+        await KeepAdvancingAsync(sb.VirtualClock, leaseX, LockDuration * 2.5);
+        leaseX.Dispose(); // then settle through the receiver, as the loop did before
+        await receiver.CompleteMessageAsync(x);
+
+        var y = await ReceiveAsync(receiver);
+        var leaseY = kept.Keeper.Keep(receiver, y);
+        await KeepAdvancingAsync(sb.VirtualClock, leaseY, LockDuration * 1.5);
+        await leaseY.CompleteAsync(); // or through the handle, which stops renewing first
+
+        queue.CompletionsOf("x").Should().Be(1);
+        queue.CompletionsOf("y").Should().Be(1);
+        queue.RenewCount.Should().BeGreaterThanOrEqualTo(3);
+        leaseX.IsLost.Should().BeFalse();
+        leaseY.IsLost.Should().BeFalse();
+        leaseY.IsKept.Should().BeFalse();
+        kept.Lost.Should().BeEmpty();
+    }
+
+    [Fact]
+    public async Task A_session_processor_s_session_lock_is_kept_past_the_lock_duration_through_its_args()
+    {
+        await using var sb = await SbHarness.StartAsync(virtualTime: true);
+        var queue = sb.Broker.CreateQueue("by-customer", new ServiceBusTestEntityOptions { LockDuration = LockDuration, RequiresSession = true });
+        queue.Send("x"u8.ToArray(), "x", sessionId: "alice");
+        await using var kept = await KeeperRig.StartAsync(sb);
+        await using var processor = sb.Transport.Client.CreateSessionProcessor("by-customer", new ServiceBusSessionProcessorOptions
+        {
+            AutoCompleteMessages = false,
+            MaxAutoLockRenewalDuration = TimeSpan.Zero,
+            SessionIdleTimeout = TimeSpan.FromMilliseconds(200),
+        });
+        var handler = new HandlerProbe();
+        DateTimeOffset sessionLockedUntil = default;
+        processor.ProcessMessageAsync += async args =>
+        {
+            using var lease = kept.Keeper.Keep(args, processor);
+            await handler.HoldAsync(lease);
+            sessionLockedUntil = args.SessionLockedUntil;
+            await args.CompleteMessageAsync(args.Message, CancellationToken.None);
+            handler.Completed.TrySetResult();
+        };
+        processor.ProcessErrorAsync += _ => Task.CompletedTask;
+        await processor.StartProcessingAsync();
+        var lease = await handler.Entered.Task.WaitAsync(SbHarness.HangBound);
+        var firstLock = lease.LockedUntil;
+
+        await KeepAdvancingAsync(sb.VirtualClock, lease, LockDuration * 2.5);
+        handler.Release.SetResult();
+        await handler.Completed.Task.WaitAsync(SbHarness.HangBound);
+        await processor.StopProcessingAsync();
+
+        queue.CompletionsOf("x").Should().Be(1, "the session lock was held for 2.5 lock durations, renewed by the keeper");
+        queue.RenewCount.Should().BeGreaterThanOrEqualTo(2, "renew-session-lock requests");
+        sessionLockedUntil.Should().BeAfter(firstLock + LockDuration, "the lease's expiry is the session's");
+        lease.IsLost.Should().BeFalse();
+        kept.Lost.Should().BeEmpty();
+    }
+
+    [Fact]
+    public async Task A_processor_that_renews_locks_itself_is_refused_by_name()
+    {
+        await using var client = new ServiceBusClient("Endpoint=sb://localhost/;SharedAccessKeyName=k;SharedAccessKey=dg==");
+        await using var rig = await KeeperRig.StartAsync(clock: null);
+        await using var renewing = client.CreateProcessor("orders"); // the SDK's default: 5 minutes of its own renewal
+        await using var sessionsRenewing = client.CreateSessionProcessor("by-customer");
+        var args = ProcessorArgs(TimeSpan.FromSeconds(30));
+
+        var act = () => rig.Keeper.Keep(args, renewing);
+        var actSession = () => rig.Keeper.Keep(SessionArgs(), sessionsRenewing);
+
+        act.Should().Throw<ArgumentException>().Where(e => e.ParamName == "processor" && e.Message.Contains("MaxAutoLockRenewalDuration is 00:05:00", StringComparison.Ordinal) && e.Message.Contains("TimeSpan.Zero", StringComparison.Ordinal));
+        actSession.Should().Throw<ArgumentException>().Where(e => e.ParamName == "processor" && e.Message.Contains("MaxAutoLockRenewalDuration", StringComparison.Ordinal));
+        rig.Keeper.GetStatistics().Kept.Should().Be(0, "nothing was kept");
+    }
+
+    [Fact]
+    public async Task Bad_input_is_named()
+    {
+        await using var client = new ServiceBusClient("Endpoint=sb://localhost/;SharedAccessKeyName=k;SharedAccessKey=dg==");
+        await using var rig = await KeeperRig.StartAsync(clock: null);
+        await using var processor = client.CreateProcessor("orders", ProcessorOptions());
+        await using var sessionProcessor = client.CreateSessionProcessor("by-customer", new ServiceBusSessionProcessorOptions { MaxAutoLockRenewalDuration = TimeSpan.Zero });
+        await using var receiveAndDelete = client.CreateReceiver("orders", new ServiceBusReceiverOptions { ReceiveMode = ServiceBusReceiveMode.ReceiveAndDelete });
+        await using var peekLock = client.CreateReceiver("orders");
+        var message = ServiceBusModelFactory.ServiceBusReceivedMessage(BinaryData.FromString("x"), messageId: "x", lockTokenGuid: Guid.NewGuid(), lockedUntil: DateTimeOffset.UtcNow.AddSeconds(30));
+        var expired = ServiceBusModelFactory.ServiceBusReceivedMessage(BinaryData.FromString("x"), messageId: "old", lockTokenGuid: Guid.NewGuid(), lockedUntil: DateTimeOffset.UtcNow.AddSeconds(-1));
+        var keeper = rig.Keeper;
+
+        ((Action)(() => ServiceBusLeaseKeeperExtensions.Keep(null!, ProcessorArgs(LockDuration), processor))).Should().Throw<ArgumentNullException>().Which.ParamName.Should().Be("keeper");
+        ((Action)(() => keeper.Keep((ProcessMessageEventArgs)null!, processor))).Should().Throw<ArgumentNullException>().Which.ParamName.Should().Be("args");
+        ((Action)(() => keeper.Keep(ProcessorArgs(LockDuration), null!))).Should().Throw<ArgumentNullException>().Which.ParamName.Should().Be("processor");
+        ((Action)(() => keeper.Keep((ProcessSessionMessageEventArgs)null!, sessionProcessor))).Should().Throw<ArgumentNullException>().Which.ParamName.Should().Be("args");
+        ((Action)(() => keeper.Keep(SessionArgs(), null!))).Should().Throw<ArgumentNullException>().Which.ParamName.Should().Be("processor");
+        ((Action)(() => keeper.Keep((ServiceBusReceiver)null!, message))).Should().Throw<ArgumentNullException>().Which.ParamName.Should().Be("receiver");
+        ((Action)(() => keeper.Keep(peekLock, null!))).Should().Throw<ArgumentNullException>().Which.ParamName.Should().Be("message");
+        ((Action)(() => keeper.Keep(receiveAndDelete, message))).Should().Throw<ArgumentException>()
+            .Where(e => e.ParamName == "receiver" && e.Message.Contains("ReceiveAndDelete", StringComparison.Ordinal));
+        ((Action)(() => keeper.Keep(peekLock, expired))).Should().Throw<ArgumentException>().Which.ParamName.Should().Be("message");
+
+        var lease = keeper.Keep(peekLock, message);
+        ((Action)(() => keeper.Keep(peekLock, message))).Should().Throw<InvalidOperationException>("the same message is kept already")
+            .Which.Message.Should().Contain("x");
+        lease.Dispose();
+        lease.Dispose(); // idempotent
+        keeper.Keep(peekLock, message).Dispose(); // kept again once released
+    }
+
+    private static ServiceBusProcessorOptions ProcessorOptions() => new()
+    {
+        AutoCompleteMessages = false,
+        MaxAutoLockRenewalDuration = TimeSpan.Zero, // the keeper renews
+        MaxConcurrentCalls = 1,
+        PrefetchCount = 0,
+    };
+
+    private static ProcessMessageEventArgs ProcessorArgs(TimeSpan lockLeft) => new(
+        ServiceBusModelFactory.ServiceBusReceivedMessage(BinaryData.FromString("a"), messageId: "a", lockTokenGuid: Guid.NewGuid(), lockedUntil: DateTimeOffset.UtcNow + lockLeft),
+        receiver: null,
+        CancellationToken.None);
+
+    private static ProcessSessionMessageEventArgs SessionArgs() => new(
+        ServiceBusModelFactory.ServiceBusReceivedMessage(BinaryData.FromString("a"), messageId: "a", sessionId: "alice", lockTokenGuid: Guid.NewGuid(), lockedUntil: DateTimeOffset.UtcNow.AddSeconds(30)),
+        receiver: null,
+        CancellationToken.None);
+
+    private static async Task<ServiceBusReceivedMessage> ReceiveAsync(ServiceBusReceiver receiver)
+    {
+        for (var attempt = 0; attempt < 50; attempt++)
+        {
+            if (await receiver.ReceiveMessageAsync(TimeSpan.FromMilliseconds(200)) is { } message)
+            {
+                return message;
+            }
+        }
+
+        throw new TimeoutException("No message was received.");
+    }
+
+    /// <summary>
+    /// Advances the broker's and the keeper's virtual clock a second at a time over <paramref name="total"/>, each step
+    /// only once the lease is locked for more than the step: the keeper renews in time, its answers come back.
+    /// </summary>
+    private static async Task KeepAdvancingAsync(VirtualTimeProvider clock, LeaseHandle lease, TimeSpan total)
+    {
+        for (var advanced = TimeSpan.Zero; advanced < total; advanced += Step)
+        {
+            await Bounded.UntilAsync(
+                () => Task.FromResult(lease.IsLost || lease.LockedUntil - clock.GetUtcNow() > Step),
+                SbHarness.HangBound,
+                $"a renewal of {lease} before {advanced} of virtual time",
+                TimeSpan.FromMilliseconds(5));
+            lease.IsLost.Should().BeFalse($"the keeper renews in time ({advanced} of virtual time)");
+            clock.Advance(Step);
+        }
+    }
+
+    /// <summary>A handler that says when it holds its lease and waits until the test lets it go on.</summary>
+    private sealed class HandlerProbe
+    {
+        public TaskCompletionSource<LeaseHandle> Entered { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
+
+        public TaskCompletionSource Release { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
+
+        public TaskCompletionSource Completed { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
+
+        public async Task HoldAsync(LeaseHandle lease)
+        {
+            Entered.TrySetResult(lease);
+            await Release.Task;
+        }
+    }
+
+    /// <summary>A keeper in a <see cref="PriorityTaskScheduler"/>'s lease lane (its reserved worker), timed by the broker's virtual clock, recording the losses it reports.</summary>
+    private sealed class KeeperRig : IAsyncDisposable
+    {
+        private readonly PriorityTaskScheduler _scheduler;
+        private readonly List<string> _lost = [];
+
+        private KeeperRig(PriorityTaskScheduler scheduler, LeaseKeeper keeper)
+        {
+            _scheduler = scheduler;
+            Keeper = keeper;
+            Keeper.LeaseLost += (_, e) =>
+            {
+                lock (_lost)
+                {
+                    _lost.Add(e.Handle.Message.MessageId);
+                }
+            };
+        }
+
+        public LeaseKeeper Keeper { get; }
+
+        public IReadOnlyList<string> Lost
+        {
+            get
+            {
+                lock (_lost)
+                {
+                    return [.. _lost];
+                }
+            }
+        }
+
+        public static Task<KeeperRig> StartAsync(SbHarness sb) => StartAsync(sb.VirtualClock);
+
+        public static Task<KeeperRig> StartAsync(TimeProvider? clock)
+        {
+            // The scheduler's threads are real; the keeper schedules its renewals on the broker's virtual clock.
+            var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = 1 });
+            return Task.FromResult(new KeeperRig(scheduler, new LeaseKeeper(scheduler, new LeaseKeeperOptions { TimeProvider = clock })));
+        }
+
+        public async ValueTask DisposeAsync()
+        {
+            await Keeper.DisposeAsync();
+            _scheduler.Dispose();
+        }
+    }
+}

@@ -1,0 +1,237 @@
+using PriorityAsync.MessagePump.Tests.Pump;
+using Xunit.Abstractions;
+
+namespace PriorityAsync.MessagePump.Tests.Keeper;
+
+/// <summary>
+/// The public lease keeper (issue 33): a message the user's own loop received is renewed on schedule without a pump;
+/// a lost lock cancels the handle's token and is reported once; a renewal refused after the user settled or let go is
+/// not a loss; bad input is named and loses nothing. One thread, virtual time.
+/// </summary>
+public class LeaseKeeperTests(ITestOutputHelper output)
+{
+    private static readonly TimeSpan Lock = TimeSpan.FromSeconds(30);
+
+    [Fact]
+    public void AMessageFromTheUsersOwnLoop_IsRenewedOnSchedule_UntilSettledThroughItsHandle()
+    {
+        var clock = new VirtualTimeProvider();
+        var queue = new InMemoryTransport(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = Lock });
+        queue.Send(new byte[] { 1 }, "m1");
+        LeaseKeeperStatistics? stats = null;
+        var renewals = 0;
+        VirtualRun.Run(clock, async scheduler =>
+        {
+            await using var keeper = new LeaseKeeper(scheduler);
+            var message = (await queue.ReceiveAsync())!;
+            var handle = keeper.Keep(message, queue);
+            await Task.Delay(TimeSpan.FromSeconds(95), clock); // the user's own long work
+            handle.LockedUntil.Should().BeAfter(clock.GetUtcNow(), "the keeper renewed the lock while the work ran");
+            renewals = handle.RenewalCount;
+            await handle.CompleteAsync();
+            await Task.Delay(TimeSpan.FromSeconds(60), clock);
+            stats = keeper.GetStatistics();
+        });
+
+        renewals.Should().Be(4, "a 30 s lock renewed when 10 s remain: at 20, 40, 60 and 80 s of the 95 s");
+        queue.GetStatistics().Should().BeEquivalentTo(new { Renewals = 4, Completed = 1, LeasesLost = 0, LeaseLostErrors = 0, InFlight = 0 });
+        stats.Should().BeEquivalentTo(new { Kept = 0, Renewals = 4, RenewCalls = 4, LeasesLost = 0, LastLeaseLostAt = (DateTimeOffset?)null });
+        stats!.MinRecentSlack.Should().Be(TimeSpan.FromSeconds(10));
+    }
+
+    [Theory]
+    [InlineData(true)]
+    [InlineData(false)]
+    public void ThousandKeptMessages_ThirtySecondLocks_RenewCallsOverSixtySeconds(bool withSource)
+    {
+        var clock = new VirtualTimeProvider();
+        var queue = new InMemoryTransport(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = Lock });
+        for (var i = 0; i < 1000; i++)
+        {
+            queue.Send(new byte[] { 1 }, $"m{i}");
+        }
+
+        LeaseKeeperStatistics? stats = null;
+        VirtualRun.Run(clock, async scheduler =>
+        {
+            await using var keeper = new LeaseKeeper(scheduler);
+            var handles = new List<LeaseHandle>();
+            while (handles.Count < 1000)
+            {
+                foreach (var message in await ((IMessageSource)queue).ReceiveBatchAsync(100))
+                {
+                    handles.Add(keeper.Keep(message, withSource ? queue : null));
+                }
+            }
+
+            await Task.Delay(TimeSpan.FromSeconds(60), clock);
+            stats = keeper.GetStatistics();
+            foreach (var handle in handles)
+            {
+                await handle.CompleteAsync();
+            }
+        });
+
+        var broker = queue.GetStatistics();
+        output.WriteLine($"1000 kept messages, 30 s locks, 60 s, {(withSource ? "native batches" : "one by one")}: {broker.RenewCalls} renew calls, {broker.Renewals} renewals; keeper {stats}");
+        broker.Should().BeEquivalentTo(new { Completed = 1000, LeasesLost = 0, LeaseLostErrors = 0 });
+        broker.Renewals.Should().Be(2000, "each lock renewed at 20 and 40 s (10 s before it ends); the next falls due at 60 s");
+        broker.RenewCalls.Should().Be(withSource ? 20 : 2000, "native batches of at most 100, or one call per renewal");
+        stats!.RenewCalls.Should().Be(broker.RenewCalls);
+    }
+
+    [Fact]
+    public void ALostLock_CancelsTheToken_AndIsReportedOnce()
+    {
+        var clock = new VirtualTimeProvider();
+        var queue = new InMemoryTransport(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = Lock });
+        queue.Send(new byte[] { 1 }, "m1");
+        var logger = new ListLogger();
+        var events = new List<LeaseLostEventArgs>();
+        LeaseHandle? handle = null;
+        LeaseKeeperStatistics? stats = null;
+        var canceledAt = DateTimeOffset.MinValue;
+        var start = clock.GetUtcNow();
+        VirtualRun.Run(clock, async scheduler =>
+        {
+            await using var keeper = new LeaseKeeper(scheduler, logger: logger);
+            keeper.LeaseLost += (_, e) => events.Add(e);
+            var message = (await queue.ReceiveAsync())!;
+            handle = keeper.Keep(message, queue);
+            handle.LeaseLostToken.Register(() => canceledAt = clock.GetUtcNow());
+            await message.CompleteAsync(); // settled behind the keeper's back: to the keeper, the lock is gone
+            await Task.Delay(TimeSpan.FromSeconds(60), clock);
+            stats = keeper.GetStatistics();
+        });
+
+        handle!.IsLost.Should().BeTrue();
+        handle.IsKept.Should().BeFalse();
+        handle.LeaseLostToken.IsCancellationRequested.Should().BeTrue();
+        canceledAt.Should().Be(start + TimeSpan.FromSeconds(20), "the first renewal, due 10 s before the 30 s lock ends, found the lock gone");
+        events.Should().ContainSingle().Which.Handle.Should().BeSameAs(handle);
+        events[0].Exception.Should().BeOfType<LeaseLostException>();
+        logger.Entries.Count(e => e.EventId.Id == 22).Should().Be(1, "the lost lease is logged once");
+        stats.Should().BeEquivalentTo(new { Kept = 0, LeasesLost = 1, Renewals = 0, RenewCalls = 1, LastLeaseLostAt = (DateTimeOffset?)(start + TimeSpan.FromSeconds(20)) });
+    }
+
+    [Fact]
+    public void ARenewalRefusedAfterTheUserSettled_IsNotALoss()
+    {
+        var clock = new VirtualTimeProvider();
+        var message = new HeldMessage(clock, Lock);
+        var events = 0;
+        LeaseKeeperStatistics? stats = null;
+        LeaseHandle? handle = null;
+        VirtualRun.Run(clock, async scheduler =>
+        {
+            await using var keeper = new LeaseKeeper(scheduler);
+            keeper.LeaseLost += (_, _) => events++;
+            handle = keeper.Keep(message);
+            await VirtualRun.WaitUntilAsync(() => message.Pending is not null, clock, TimeSpan.FromMinutes(1), TimeSpan.FromMilliseconds(100));
+            await handle.CompleteAsync(); // the user settles while the renewal is under way
+            message.Pending!.SetException(new LeaseLostException("settled")); // the broker refuses the renewal: the lock went with the settlement
+            await Task.Delay(TimeSpan.FromSeconds(60), clock);
+            stats = keeper.GetStatistics();
+        });
+
+        message.Completed.Should().BeTrue();
+        handle!.IsLost.Should().BeFalse();
+        handle.LeaseLostToken.IsCancellationRequested.Should().BeFalse();
+        events.Should().Be(0);
+        stats.Should().BeEquivalentTo(new { Kept = 0, LeasesLost = 0, Renewals = 0, RenewCalls = 1 });
+    }
+
+    [Fact]
+    public void BadInput_IsNamed_AndNothingIsLost()
+    {
+        var clock = new VirtualTimeProvider();
+        var queue = new InMemoryTransport(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = Lock });
+        queue.Send(new byte[] { 1 }, "m1");
+        queue.Send(new byte[] { 2 }, "m2");
+        LeaseKeeperStatistics? stats = null;
+        VirtualRun.Run(clock, async scheduler =>
+        {
+            await using var keeper = new LeaseKeeper(scheduler, new LeaseKeeperOptions { Name = "k" });
+            var message = (await queue.ReceiveAsync())!;
+            var handle = keeper.Keep(message, queue);
+
+            keeper.Invoking(k => k.Keep(null!)).Should().Throw<ArgumentNullException>().WithParameterName("message");
+            keeper.Invoking(k => k.Keep(message, queue)).Should().Throw<InvalidOperationException>()
+                .WithMessage("Message m1 is kept already by LeaseKeeper 'k'; dispose its handle before keeping it again.");
+
+            handle.Dispose();
+            handle.Dispose(); // idempotent
+            keeper.GetStatistics().Kept.Should().Be(0);
+            var again = keeper.Keep(message, queue); // let go, it may be kept again
+            again.IsKept.Should().BeTrue();
+
+            var expired = (await queue.ReceiveAsync())!;
+            await Task.Delay(Lock, clock);
+            keeper.Invoking(k => k.Keep(expired)).Should().Throw<ArgumentException>().WithParameterName("message")
+                .Which.Message.Should().StartWith("Message m2's lock expired at");
+
+            await using (var buffered = new LeaseKeeper(scheduler, new LeaseKeeperOptions { LockRenewalBuffer = Lock }))
+            {
+                buffered.Invoking(k => k.Keep(again.Message, queue)).Should().Throw<ArgumentException>().WithParameterName("source")
+                    .Which.Message.Should().Contain("must be above LeaseKeeperOptions.LockRenewalBuffer");
+            }
+
+            stats = keeper.GetStatistics();
+            await again.CompleteAsync();
+            await keeper.StopAsync();
+            keeper.Invoking(k => k.Keep(message)).Should().Throw<ObjectDisposedException>().Which.Message.Should().Contain("LeaseKeeper 'k' has stopped");
+        });
+
+        stats.Should().BeEquivalentTo(new { Kept = 1, LeasesLost = 0 });
+        queue.GetStatistics().Should().BeEquivalentTo(new { Completed = 1, LeaseLostErrors = 0 });
+    }
+
+    [Fact]
+    public async Task AKeeperWhoseSchedulerHasStopped_RefusesToKeep_NamingWhy()
+    {
+        var clock = new VirtualTimeProvider();
+        var queue = new InMemoryTransport(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = Lock });
+        queue.Send(new byte[] { 1 }, "m1");
+        var message = (await queue.ReceiveAsync())!;
+        var scheduler = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = 1, ShutdownTimeout = TimeSpan.Zero }); // the keeper's loop is still in it: no wait for it
+        var keeper = new LeaseKeeper(scheduler);
+        await scheduler.DisposeAsync();
+
+        keeper.Invoking(k => k.Keep(message)).Should().Throw<ObjectDisposedException>().Which.Message.Should().Contain("has been disposed and accepts no new work");
+        ((Action)(() => _ = new LeaseKeeper(scheduler))).Should().Throw<ObjectDisposedException>();
+        keeper.GetStatistics().Kept.Should().Be(0);
+        await keeper.DisposeAsync();
+    }
+
+    /// <summary>A message whose renewals wait for the test's answer.</summary>
+    private sealed class HeldMessage(TimeProvider clock, TimeSpan lockDuration) : ILeasedMessage
+    {
+        public TaskCompletionSource<DateTimeOffset>? Pending { get; private set; }
+
+        public bool Completed { get; private set; }
+
+        public string MessageId => "held";
+
+        public ReadOnlyMemory<byte> Body => ReadOnlyMemory<byte>.Empty;
+
+        public int DeliveryCount => 1;
+
+        public DateTimeOffset LockedUntil { get; } = clock.GetUtcNow() + lockDuration;
+
+        public Task<DateTimeOffset> RenewLockAsync(CancellationToken cancellationToken = default)
+        {
+            Pending = new TaskCompletionSource<DateTimeOffset>();
+            return Pending.Task;
+        }
+
+        public Task CompleteAsync(CancellationToken cancellationToken = default)
+        {
+            Completed = true;
+            return Task.CompletedTask;
+        }
+
+        public Task AbandonAsync(CancellationToken cancellationToken = default) => Task.CompletedTask;
+
+        public Task DeadLetterAsync(string reason, CancellationToken cancellationToken = default) => Task.CompletedTask;
+    }
+}
