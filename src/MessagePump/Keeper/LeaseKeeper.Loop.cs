@@ -17,7 +17,7 @@ public sealed partial class LeaseKeeper
         while (true)
         {
             TaskCompletionSource wake;
-            long waitTicks;
+            long dueTicks;
             long sent = 0;
             var hedged = 0;
             lock (_gate)
@@ -36,12 +36,12 @@ public sealed partial class LeaseKeeper
                     wake = _keeperWake = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
                     var first = _schedule.First;
                     _keeperWakeAtTicks = first?.RenewDueTicks ?? long.MaxValue;
-                    waitTicks = first is null ? -1 : Math.Max(0, first.RenewDueTicks - now);
+                    dueTicks = first?.RenewDueTicks ?? -1;
                 }
                 else
                 {
                     wake = null!;
-                    waitTicks = 0;
+                    dueTicks = 0;
                     sent = TimeProvider.GetTimestamp();
                     foreach (var lease in due)
                     {
@@ -62,26 +62,46 @@ public sealed partial class LeaseKeeper
                 continue;
             }
 
-            await WaitForDueAsync(wake, waitTicks);
+            await WaitForDueAsync(wake, dueTicks);
         }
     }
 
-    /// <summary>Waits until <paramref name="waitTicks"/> have passed (forever when -1) or the keeper is woken.</summary>
+    /// <summary>
+    /// Waits until the clock reaches <paramref name="dueTicks"/> (UTC; forever when -1) or the keeper is woken. The timer
+    /// is made from the clock read just before it, and made again when the clock moved by a millisecond or more between
+    /// that read and the timer (a virtual clock advanced by another thread): a timer made from a stale reading would fire
+    /// late by the move, and a test that advances its clock only while the lease has lock left would wait for it forever.
+    /// </summary>
     [SuppressMessage("Usage", "VSTHRD003:Avoid awaiting foreign Tasks", Justification = "The keeper's own wake TaskCompletionSource (RunContinuationsAsynchronously), completed only by the keeper. No JoinableTaskFactory is involved, so the foreign-task deadlock this rule guards against cannot occur.")]
-    private async Task WaitForDueAsync(TaskCompletionSource wake, long waitTicks)
+    private async Task WaitForDueAsync(TaskCompletionSource wake, long dueTicks)
     {
-        if (waitTicks < 0)
+        if (dueTicks < 0)
         {
             await wake.Task;
             return;
         }
 
         using var delay = new CancellationTokenSource();
-        await LaneTasks.WhenEitherAsync(wake.Task, Task.Delay(TimeSpan.FromTicks(waitTicks), TimeProvider, delay.Token));
+        Task timer;
+        var attempts = 0;
+        while (true)
+        {
+            var read = TimeProvider.GetUtcNow().UtcTicks;
+            timer = Task.Delay(TimeSpan.FromTicks(Math.Max(0, dueTicks - read)), TimeProvider, delay.Token);
+            if (++attempts >= MaxTimerAttempts || TimeProvider.GetUtcNow().UtcTicks - read < TimeSpan.TicksPerMillisecond)
+            {
+                break;
+            }
+        }
+
+        await LaneTasks.WhenEitherAsync(wake.Task, timer);
 #pragma warning disable VSTHRD103 // Cancel in the lane: CancelAsync would resume the keeper on the thread pool (see SettleAtStopAsync).
-        delay.Cancel();
+        delay.Cancel(); // the timer, and any made from a stale reading
 #pragma warning restore VSTHRD103
     }
+
+    /// <summary>How many times <see cref="WaitForDueAsync"/> makes its timer again while the clock keeps moving under it.</summary>
+    private const int MaxTimerAttempts = 8;
 
     /// <summary>
     /// Puts a lease in the schedule, due by the per-message rule from its current <see cref="ILeasedMessage.LockedUntil"/>,
