@@ -46,7 +46,7 @@ public class PumpThroughputBenchmarks
     [IterationSetup]
     public void FillQueue()
     {
-#if PUMP_BASELINE
+#if PUMP_BASELINE_LEASE_BROKER
         // The "before" build of the pump comparison (PumpBeforeAfterBenchmarks): the libraries at 337f420 name the
         // in-memory broker InMemoryLeaseBroker.
         var broker = new InMemoryLeaseBroker();
