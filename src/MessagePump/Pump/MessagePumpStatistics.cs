@@ -7,6 +7,11 @@ namespace PriorityAsync.MessagePump;
 /// </remarks>
 public sealed record MessagePumpStatistics
 {
+    /// <summary>Creates an empty snapshot; the pump makes them (<see cref="PriorityMessagePump.GetStatistics"/>).</summary>
+    internal MessagePumpStatistics()
+    {
+    }
+
     /// <summary>Gets how many messages the pump received.</summary>
     public long Received { get; init; }
 

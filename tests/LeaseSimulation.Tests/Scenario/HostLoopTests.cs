@@ -42,9 +42,9 @@ public sealed class HostLoopTests
         AsyncContext? host = null;
         PriorityHost.Run(Run(ContextKind.Hosted, ClockKind.Real), async scheduler =>
         {
-            var hosted = scheduler.Should().BeOfType<HostedPriorityScheduler>().Subject;
+            scheduler.Should().BeOfType<HostedPriorityScheduler>();
             var seen = new TaskCompletionSource<AsyncContext?>(TaskCreationOptions.RunContinuationsAsynchronously);
-            hosted.Host.Post(_ => seen.SetResult(AsyncContext.Current), null);
+            scheduler.Lanes[0].SynchronizationContext.Post(_ => seen.SetResult(AsyncContext.Current), null); // a lane's dispatch runs on the host
             host = await seen.Task;
         });
 
