@@ -42,9 +42,9 @@ public sealed class HostLoopTests
         AsyncContext? host = null;
         PriorityHost.Run(Run(ContextKind.Hosted, ClockKind.Real), async scheduler =>
         {
-            scheduler.Should().BeOfType<HostedPriorityScheduler>();
+            var hosted = scheduler.Should().BeOfType<HostedPriorityScheduler>().Subject;
             var seen = new TaskCompletionSource<AsyncContext?>(TaskCreationOptions.RunContinuationsAsynchronously);
-            scheduler.Lanes[0].SynchronizationContext.Post(_ => seen.SetResult(AsyncContext.Current), null); // a lane's dispatch runs on the host
+            hosted.Host.Post(_ => seen.SetResult(AsyncContext.Current), null);
             host = await seen.Task;
         });
 
