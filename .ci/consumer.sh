@@ -73,6 +73,26 @@ for id in PriorityAsync PriorityAsync.MessagePump PriorityAsync.MessagePump.Host
     grep -qxF "lib/net10.0/$id.pdb" <<<"$symbols" || { echo "$id.$version.snupkg lacks its pdb" >&2; exit 1; }
 done
 
+echo "::: sibling packages pinned to each other's exact version"
+# docs/design.md "Packages": the siblings share internals, so each depends on the others at exactly its own version
+# ("[x.y.z]", src/Directory.Build.targets), never "x.y.z" (which NuGet reads as ">= x.y.z").
+nuspec_of() {
+    if command -v unzip >/dev/null 2>&1; then
+        unzip -p "$1" "$2.nuspec"
+    else
+        python3 -c 'import sys, zipfile; sys.stdout.write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]).decode())' "$1" "$2.nuspec"
+    fi
+}
+for package in "$feed"/*."$version".nupkg; do
+    id="$(basename "$package" ".$version.nupkg")"
+    siblings="$(nuspec_of "$package" "$id" | grep -oE '<dependency id="PriorityAsync[^"]*" version="[^"]*"' || true)"
+    while IFS= read -r dependency; do
+        [[ -z "$dependency" ]] && continue
+        [[ "$dependency" == *"version=\"[$version]\""* ]] \
+            || { echo "$id.$version.nupkg: a sibling dependency is not pinned to [$version]: $dependency" >&2; exit 1; }
+    done <<<"$siblings"
+done
+
 echo "::: the consumer app carries the quick starts as the docs show them"
 # First C# block of a page, and the app's code, compared without indentation, blank lines and using directives.
 normalize() { sed -E 's/^[[:space:]]+//; s/[[:space:]]+$//; /^using /d; /^$/d'; }

@@ -51,7 +51,7 @@ public sealed class ServiceBusLeasedMessage : ILeasedMessage, IPumpRoutedMessage
     public ServiceBusReceivedMessage Message { get; }
 
     /// <summary>Gets the entity the message was received from.</summary>
-    public ServiceBusEntity Entity { get; }
+    internal ServiceBusEntity Entity { get; }
 
     /// <inheritdoc />
     public string MessageId => Message.MessageId;
@@ -71,7 +71,7 @@ public sealed class ServiceBusLeasedMessage : ILeasedMessage, IPumpRoutedMessage
     public int DeliveryCount => Message.DeliveryCount;
 
     /// <summary>Gets the message's sequence number, unique within its entity.</summary>
-    public long SequenceNumber => Message.SequenceNumber;
+    internal long SequenceNumber => Message.SequenceNumber;
 
     /// <summary>Gets the session the message belongs to, or <see langword="null"/> outside sessions.</summary>
     public string? SessionId => _session is null ? null : Message.SessionId;
@@ -81,7 +81,7 @@ public sealed class ServiceBusLeasedMessage : ILeasedMessage, IPumpRoutedMessage
     public DateTimeOffset LockedUntil => _session?.LockedUntil ?? new DateTimeOffset(Volatile.Read(ref _lockedUntilTicks), TimeSpan.Zero);
 
     /// <summary>Gets whether the message was completed, abandoned or dead-lettered through this object.</summary>
-    public bool IsSettled => Volatile.Read(ref _settled) != 0;
+    internal bool IsSettled => Volatile.Read(ref _settled) != 0;
 
     private int _settled;
 

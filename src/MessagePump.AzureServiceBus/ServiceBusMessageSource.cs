@@ -23,7 +23,7 @@ namespace PriorityAsync.MessagePump.AzureServiceBus;
 public sealed class ServiceBusMessageSource : IMessageSource, IAsyncDisposable
 {
     /// <summary>The source's <see cref="IMessageSource.MessagingSystem"/>: OpenTelemetry's <c>messaging.system</c> for Azure Service Bus.</summary>
-    public const string MessagingSystemName = "servicebus";
+    internal const string MessagingSystemName = "servicebus";
 
     private readonly ServiceBusReceiver _receiver;
     private readonly bool _ownsReceiver;
@@ -76,7 +76,7 @@ public sealed class ServiceBusMessageSource : IMessageSource, IAsyncDisposable
     public TimeSpan? LockDuration { get; }
 
     /// <summary>Gets the lock the broker gave the messages of the first receive that returned any, measured on arrival; <see langword="null"/> before.</summary>
-    public TimeSpan? ObservedLockDuration => Volatile.Read(ref _observedLockTicks) is var ticks and >= 0 ? TimeSpan.FromTicks(ticks) : null;
+    internal TimeSpan? ObservedLockDuration => Volatile.Read(ref _observedLockTicks) is var ticks and >= 0 ? TimeSpan.FromTicks(ticks) : null;
 
     /// <summary>
     /// Gets the exception that stopped the source (missing rights, a session entity, a wrong lock duration), or

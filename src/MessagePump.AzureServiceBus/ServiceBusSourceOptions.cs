@@ -7,7 +7,7 @@ namespace PriorityAsync.MessagePump.AzureServiceBus;
 public sealed class ServiceBusSourceOptions
 {
     /// <summary>The default of <see cref="MaxWaitTime"/>: 2 seconds.</summary>
-    public static readonly TimeSpan DefaultMaxWaitTime = TimeSpan.FromSeconds(2);
+    internal static readonly TimeSpan DefaultMaxWaitTime = TimeSpan.FromSeconds(2);
 
     /// <summary>
     /// Gets or sets the entity's lock duration. Used when the entity's own setting cannot be read (the credentials lack
@@ -50,7 +50,7 @@ public sealed class ServiceBusSourceOptions
     /// Gets or sets the clock that bounds each settlement by its lock and measures the lock seen at the first receive.
     /// <see langword="null"/> (the default): the system clock.
     /// </summary>
-    public TimeProvider? TimeProvider { get; set; }
+    internal TimeProvider? TimeProvider;
 
     /// <summary>Throws when <see cref="SubQueue"/> names a sub-queue: a session source cannot receive from one.</summary>
     /// <param name="paramName">The parameter the options came in.</param>
@@ -64,13 +64,13 @@ public sealed class ServiceBusSourceOptions
 
     /// <summary>Copies the options.</summary>
     /// <returns>The copy.</returns>
-    public ServiceBusSourceOptions Clone() => (ServiceBusSourceOptions)MemberwiseClone();
+    internal ServiceBusSourceOptions Clone() => (ServiceBusSourceOptions)MemberwiseClone();
 
     /// <summary>Throws when an option breaks its rule.</summary>
     /// <exception cref="ArgumentOutOfRangeException">An option is out of range; the exception names it.</exception>
     [SuppressMessage("Usage", "MA0015:Specify the parameter name in ArgumentException", Justification = "Validate checks the options object as a whole; ParamName names the offending option property, as documented (as MessagePumpOptions.Validate does).")]
     [SuppressMessage("Usage", "CA2208:Instantiate argument exceptions correctly", Justification = "Validate checks the options object as a whole; ParamName names the offending option property, as documented (as MessagePumpOptions.Validate does).")]
-    public void Validate()
+    internal void Validate()
     {
         if (LockDuration is { } lockDuration && lockDuration <= TimeSpan.Zero)
         {

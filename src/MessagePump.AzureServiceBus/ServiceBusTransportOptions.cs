@@ -18,5 +18,5 @@ public sealed class ServiceBusTransportOptions
 
     /// <summary>Copies the options (the client options are shared, not copied).</summary>
     /// <returns>The copy.</returns>
-    public ServiceBusTransportOptions Clone() => (ServiceBusTransportOptions)MemberwiseClone();
+    internal ServiceBusTransportOptions Clone() => (ServiceBusTransportOptions)MemberwiseClone();
 }

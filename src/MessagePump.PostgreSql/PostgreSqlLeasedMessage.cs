@@ -46,7 +46,7 @@ public sealed class PostgreSqlLeasedMessage : ILeasedMessage, IPumpRoutedMessage
     }
 
     /// <summary>Gets the queue the message was received from.</summary>
-    public PostgreSqlQueue Queue { get; }
+    internal PostgreSqlQueue Queue { get; }
 
     /// <summary>Gets the row's identifier in <c>priorityasync.messages</c> (the queue's order).</summary>
     public long SequenceNumber { get; }
@@ -77,7 +77,7 @@ public sealed class PostgreSqlLeasedMessage : ILeasedMessage, IPumpRoutedMessage
     public DateTimeOffset LockedUntil => new(Volatile.Read(ref _lockedUntilTicks), TimeSpan.Zero);
 
     /// <summary>Gets <c>locked_until</c> as stored, on the server's clock.</summary>
-    public DateTimeOffset ServerLockedUntil => new(Volatile.Read(ref _serverLockedUntilTicks), TimeSpan.Zero);
+    internal DateTimeOffset ServerLockedUntil => new(Volatile.Read(ref _serverLockedUntilTicks), TimeSpan.Zero);
 
     /// <inheritdoc />
     [SuppressMessage("Usage", "VSTHRD103:Call async methods when in an async method", Justification = "The reader is opened without SequentialAccess, so ReadAsync has buffered the whole row: the getters only decode memory and never wait on the network (as GetInt32/GetString, which have no async form, already do).")]

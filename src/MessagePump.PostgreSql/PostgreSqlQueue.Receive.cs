@@ -28,7 +28,7 @@ public sealed partial class PostgreSqlQueue
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="maxWaitTime"/> is negative.</exception>
     /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled.</exception>
     /// <exception cref="TransientTransportException">The server could not be reached or failed in a way worth retrying.</exception>
-    public async Task<ILeasedMessage?> ReceiveAsync(TimeSpan maxWaitTime, CancellationToken cancellationToken = default)
+    internal async Task<ILeasedMessage?> ReceiveAsync(TimeSpan maxWaitTime, CancellationToken cancellationToken = default)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(maxWaitTime, TimeSpan.Zero);
         var received = await ReceiveWaitingAsync(1, maxWaitTime, cancellationToken).ConfigureAwait(false);
@@ -63,7 +63,7 @@ public sealed partial class PostgreSqlQueue
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="maxMessages"/> is zero or negative, or <paramref name="maxWaitTime"/> is negative.</exception>
     /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled.</exception>
     /// <exception cref="TransientTransportException">The server could not be reached or failed in a way worth retrying.</exception>
-    public Task<IReadOnlyList<ILeasedMessage>> ReceiveBatchAsync(int maxMessages, TimeSpan maxWaitTime, CancellationToken cancellationToken = default)
+    internal Task<IReadOnlyList<ILeasedMessage>> ReceiveBatchAsync(int maxMessages, TimeSpan maxWaitTime, CancellationToken cancellationToken = default)
     {
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(maxMessages);
         ArgumentOutOfRangeException.ThrowIfLessThan(maxWaitTime, TimeSpan.Zero);

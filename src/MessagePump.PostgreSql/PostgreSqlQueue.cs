@@ -14,10 +14,10 @@ namespace PriorityAsync.MessagePump.PostgreSql;
 public sealed partial class PostgreSqlQueue : IMessageSource
 {
     /// <summary>The dead-letter reason of a message whose last allowed delivery ended unsettled.</summary>
-    public const string MaxDeliveryCountExceededReason = "MaxDeliveryCountExceeded";
+    internal const string MaxDeliveryCountExceededReason = "MaxDeliveryCountExceeded";
 
     /// <summary>The queue's <see cref="IMessageSource.MessagingSystem"/> (OpenTelemetry <c>messaging.system</c>).</summary>
-    public const string MessagingSystemName = "postgresql";
+    internal const string MessagingSystemName = "postgresql";
 
     internal PostgreSqlQueue(PostgreSqlTransport transport, string name, TimeSpan lockDuration, int maxDeliveryCount)
     {
@@ -31,13 +31,13 @@ public sealed partial class PostgreSqlQueue : IMessageSource
     public string Name { get; }
 
     /// <summary>Gets the queue's lock duration, as read when the queue was opened.</summary>
-    public TimeSpan LockDuration { get; }
+    internal TimeSpan LockDuration { get; }
 
     /// <summary>Gets how many deliveries a message gets before it is dead-lettered, as read when the queue was opened.</summary>
-    public int MaxDeliveryCount { get; }
+    internal int MaxDeliveryCount { get; }
 
     /// <summary>Gets the transport the queue belongs to.</summary>
-    public PostgreSqlTransport Transport { get; }
+    internal PostgreSqlTransport Transport { get; }
 
     /// <inheritdoc />
     TimeSpan? IMessageSource.LockDuration => LockDuration;
@@ -58,16 +58,7 @@ public sealed partial class PostgreSqlQueue : IMessageSource
     /// <remarks>The queue's <see cref="Name"/>.</remarks>
     string? IMessageSource.DestinationName => Name;
 
-    /// <summary>Sends one message and wakes idle receivers.</summary>
-    /// <param name="body">The message's body.</param>
-    /// <param name="messageId">The message's identifier; <see langword="null"/> for a generated one (a GUID).</param>
-    /// <param name="cancellationToken">Cancels the call.</param>
-    /// <returns>The message's identifier.</returns>
-    /// <exception cref="TransientTransportException">The server could not be reached or failed in a way worth retrying; the message may or may not have been sent.</exception>
-    public Task<string> SendAsync(ReadOnlyMemory<byte> body, string? messageId = null, CancellationToken cancellationToken = default) =>
-        SendAsync(body, messageId, headers: null, cancellationToken);
-
-    /// <summary>Sends one message with headers and wakes idle receivers.</summary>
+    /// <summary>Sends one message, with headers if given, and wakes idle receivers.</summary>
     /// <param name="body">The message's body.</param>
     /// <param name="messageId">The message's identifier; <see langword="null"/> for a generated one (a GUID).</param>
     /// <param name="headers">The message's headers (<see cref="PostgreSqlMessage.Headers"/>); <see langword="null"/> for none.</param>
@@ -75,7 +66,7 @@ public sealed partial class PostgreSqlQueue : IMessageSource
     /// <returns>The message's identifier.</returns>
     /// <exception cref="ArgumentException"><paramref name="headers"/> holds a null value.</exception>
     /// <exception cref="TransientTransportException">The server could not be reached or failed in a way worth retrying; the message may or may not have been sent.</exception>
-    public async Task<string> SendAsync(ReadOnlyMemory<byte> body, string? messageId, IReadOnlyDictionary<string, string>? headers, CancellationToken cancellationToken = default)
+    public async Task<string> SendAsync(ReadOnlyMemory<byte> body, string? messageId = null, IReadOnlyDictionary<string, string>? headers = null, CancellationToken cancellationToken = default)
     {
         var ids = await SendBatchAsync([new PostgreSqlMessage(body, messageId) { Headers = headers }], cancellationToken).ConfigureAwait(false);
         return ids[0];

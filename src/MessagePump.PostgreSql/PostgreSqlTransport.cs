@@ -60,7 +60,7 @@ public sealed partial class PostgreSqlTransport : IAsyncDisposable
     }
 
     /// <summary>Gets the data source the transport runs on.</summary>
-    public NpgsqlDataSource DataSource => _dataSource;
+    internal NpgsqlDataSource DataSource => _dataSource;
 
     internal PostgreSqlTransportOptions Options { get; }
 

@@ -1,9 +1,10 @@
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
 using PriorityAsync.MessagePump;
-using PriorityAsync.MessagePump.Hosting;
 
 namespace PriorityAsync.PackageConsumer;
 
-/// <summary>The Hosting package without a host: the hosted service started and stopped as a host would.</summary>
+/// <summary>The Hosting package without a host: the pump registered with <c>AddMessagePump</c>, its hosted service started and stopped as a host would.</summary>
 internal static class HostedPump
 {
     public static async Task<long> RunAsync()
@@ -14,7 +15,10 @@ internal static class HostedPump
             queue.Send(BitConverter.GetBytes(i));
         }
 
-        await using var service = new MessagePumpHostedService(queue, (context, cancellationToken) => Task.Delay(1, cancellationToken));
+        var services = new ServiceCollection();
+        services.AddMessagePump(_ => queue, (context, cancellationToken) => Task.Delay(1, cancellationToken));
+        await using var provider = services.BuildServiceProvider();
+        var service = provider.GetServices<IHostedService>().Single();
         await service.StartAsync(CancellationToken.None);
         using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(30));
         while (queue.GetStatistics().Completed < 3 && !timeout.IsCancellationRequested)

@@ -26,7 +26,6 @@ public sealed class LaneCodeTests
             {
                 services.AddMessagePump(_ => source, (context, token) => { {|PA0002:Thread.Sleep(1)|}; return Task.CompletedTask; });
                 builder.WithHandler((context, token) => { {|PA0002:Thread.Sleep(2)|}; return Task.CompletedTask; });
-                _ = new MessagePumpHostedService(source, (context, token) => { {|PA0002:Thread.Sleep(3)|}; return Task.CompletedTask; });
             }
         }
         """);
@@ -65,10 +64,10 @@ public sealed class LaneCodeTests
             static async Task M(Lane lane, PriorityAsyncContext context, PriorityAsyncContextThread thread)
             {
                 await lane.Run(() => {|PA0002:Thread.Sleep(1)|});
-                await lane.TaskFactory.StartNew(() => {|PA0002:Thread.Sleep(2)|});
+                await lane.Run(() => { {|PA0002:Thread.Sleep(2)|}; return Task.CompletedTask; });
                 PriorityAsyncContext.Run(() => { {|PA0002:Thread.Sleep(3)|}; return Task.CompletedTask; });
-                context.Execute(() => { {|PA0002:Thread.Sleep(4)|}; return Task.CompletedTask; });
-                await thread.RunAsync(LanePriority.Processing, () => { {|PA0002:Thread.Sleep(5)|}; return Task.CompletedTask; });
+                context.Execute(LanePriority.Processing, () => { {|PA0002:Thread.Sleep(4)|}; return Task.CompletedTask; });
+                await thread.Context.GetLane(LanePriority.Processing).Run(() => { {|PA0002:Thread.Sleep(5)|}; return Task.CompletedTask; });
             }
         }
         """);

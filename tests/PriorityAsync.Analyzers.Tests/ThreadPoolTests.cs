@@ -29,7 +29,6 @@ public sealed class ThreadPoolTests
             {
                 await lane.Run(() => { });
                 await PriorityScheduler.CurrentLane!.Run(() => Task.CompletedTask);
-                await lane.TaskFactory.StartNew(() => { });
                 await Task.Factory.StartNew(() => { }, CancellationToken.None, TaskCreationOptions.None, scheduler);
             }
 

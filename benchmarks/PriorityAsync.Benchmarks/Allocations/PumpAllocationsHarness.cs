@@ -47,7 +47,7 @@ internal static class PumpAllocationsHarness
         var before = GC.GetTotalAllocatedBytes(precise: true);
         var started = System.Diagnostics.Stopwatch.GetTimestamp();
         listener.Recording = record;
-        context.RunAsync(LanePriority.Processing, () => DrainAsync(context.Context, queue, messages)).GetAwaiter().GetResult();
+        context.Context.GetLane(LanePriority.Processing).Run(() => DrainAsync(context.Context, queue, messages)).GetAwaiter().GetResult();
         listener.Recording = false;
         var elapsed = System.Diagnostics.Stopwatch.GetElapsedTime(started);
         return (GC.GetTotalAllocatedBytes(precise: true) - before, elapsed);

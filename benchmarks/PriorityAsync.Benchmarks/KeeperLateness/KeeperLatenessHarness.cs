@@ -111,6 +111,7 @@ internal static class KeeperLatenessHarness
 
     private static async Task<MessagePumpStatistics> DrainAsync(PriorityScheduler scheduler, TimedSource source, InMemoryQueue queue, int messages, int seed, VirtualTimeProvider? virtualClock)
     {
+        var clock = (TimeProvider?)virtualClock ?? TimeProvider.System; // the broker's clock (Measure)
         var random = new Random(seed);
         var steps = new int[messages];
         for (var i = 0; i < steps.Length; i++)
@@ -131,12 +132,12 @@ internal static class KeeperLatenessHarness
                 }
             },
             scheduler,
-            new MessagePumpOptions { TimeProvider = queue.TimeProvider });
+            new MessagePumpOptions { TimeProvider = clock });
         await pump.StartAsync();
-        var deadline = queue.TimeProvider.GetUtcNow() + TimeSpan.FromMinutes(10);
-        while (queue.GetStatistics().Completed < messages && queue.TimeProvider.GetUtcNow() < deadline)
+        var deadline = clock.GetUtcNow() + TimeSpan.FromMinutes(10);
+        while (queue.GetStatistics().Completed < messages && clock.GetUtcNow() < deadline)
         {
-            await Task.Delay(TimeSpan.FromMilliseconds(100), queue.TimeProvider);
+            await Task.Delay(TimeSpan.FromMilliseconds(100), clock);
         }
 
         await pump.StopAsync();

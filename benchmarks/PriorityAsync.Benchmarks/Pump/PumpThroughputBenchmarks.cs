@@ -63,7 +63,7 @@ public class PumpThroughputBenchmarks
     /// <summary>The pump on a <see cref="PriorityAsyncContext"/>: one thread.</summary>
     [Benchmark(Baseline = true, OperationsPerInvoke = MessagesPerIteration)]
     public void SingleThread() =>
-        _context.RunAsync(LanePriority.Processing, () => DrainAsync(_context.Context)).GetAwaiter().GetResult();
+        _context.Context.GetLane(LanePriority.Processing).Run(() => DrainAsync(_context.Context)).GetAwaiter().GetResult();
 
     /// <summary>The pump on a <see cref="PriorityTaskScheduler"/> with 2 dedicated workers.</summary>
     [Benchmark(OperationsPerInvoke = MessagesPerIteration)]

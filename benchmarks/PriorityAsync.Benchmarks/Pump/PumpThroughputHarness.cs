@@ -27,7 +27,7 @@ internal static class PumpThroughputHarness
             foreach (var latencyMs in new[] { 0, 1 })
             {
                 var single = Measure(workers, latencyMs, maxBatchSize: 1, SingleCallMessages(messages, latencyMs));
-                var batched = Measure(workers, latencyMs, MessagePumpOptions.DefaultMaxBatchSize, messages);
+                var batched = Measure(workers, latencyMs, new MessagePumpOptions().MaxBatchSize, messages);
                 Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"| {(workers == 1 ? "one thread (PriorityAsyncContextThread)" : "PriorityTaskScheduler, 2 workers")} | {latencyMs} ms | {single:0} | {batched:0} | {batched / single:0.0}× |"));
             }
         }
@@ -66,7 +66,7 @@ internal static class PumpThroughputHarness
     private static TimeSpan MeasureOnContextThread(InMemoryQueue queue, MessagePumpOptions options, int messages)
     {
         using var context = new PriorityAsyncContextThread();
-        return context.RunAsync(LanePriority.Processing, () => DrainAsync(context.Context, queue, options, messages)).GetAwaiter().GetResult();
+        return context.Context.GetLane(LanePriority.Processing).Run(() => DrainAsync(context.Context, queue, options, messages)).GetAwaiter().GetResult();
     }
 
     private static TimeSpan MeasureOnWorkers(InMemoryQueue queue, MessagePumpOptions options, int messages, int workers)

@@ -17,7 +17,7 @@ internal static class PostgreSqlRenewalLoad
     public static RenewalLoadCell Measure(string connectionString, int inFlight, bool native)
     {
         using var context = new PriorityAsyncContextThread();
-        return context.RunAsync(LanePriority.Processing, () => MeasureAsync(context.Context, connectionString, inFlight, native)).GetAwaiter().GetResult();
+        return context.Context.GetLane(LanePriority.Processing).Run(() => MeasureAsync(context.Context, connectionString, inFlight, native)).GetAwaiter().GetResult();
     }
 
     private static async Task<RenewalLoadCell> MeasureAsync(PriorityScheduler scheduler, string connectionString, int inFlight, bool native)

@@ -33,7 +33,7 @@ public class MultiThreadThroughputBenchmarks
         _threadPoolMode = new PriorityTaskScheduler(new PriorityTaskSchedulerOptions { WorkerCount = Workers, Mode = PriorityWorkerMode.ThreadPool });
         _dedicatedLane = _dedicated.GetLane(LanePriority.Processing).SynchronizationContext;
         _threadPoolModeLane = _threadPoolMode.GetLane(LanePriority.Processing).SynchronizationContext;
-        _dedicatedTasks = _dedicated.GetLane(LanePriority.Processing).TaskFactory;
+        _dedicatedTasks = new TaskFactory(_dedicated.GetLane(LanePriority.Processing).TaskScheduler);
     }
 
     /// <summary>Stops the schedulers.</summary>

@@ -196,9 +196,9 @@ public sealed record SimulationSettings
         ThrowIfNegative(IoTime, nameof(IoTime));
         ThrowIfNegative(ReceiveTime, nameof(ReceiveTime));
         ThrowIfNegative(BrokerLatency, nameof(BrokerLatency));
-        if (BrokerLatency.TotalMilliseconds * (Clock == ClockKind.Real ? TimeScale : 1) > PriorityAsync.PrioritySchedulerOptions.MaxTimerDelay.TotalMilliseconds)
+        if (BrokerLatency.TotalMilliseconds * (Clock == ClockKind.Real ? TimeScale : 1) > uint.MaxValue - 1)
         {
-            throw new ArgumentOutOfRangeException(nameof(BrokerLatency), BrokerLatency, $"BrokerLatency must be at most {PriorityAsync.PrioritySchedulerOptions.MaxTimerDelay} after scaling (the longest .NET timer).");
+            throw new ArgumentOutOfRangeException(nameof(BrokerLatency), BrokerLatency, $"BrokerLatency must be at most {TimeSpan.FromMilliseconds(uint.MaxValue - 1)} after scaling (the longest .NET timer).");
         }
 
         if (RenewInterval <= TimeSpan.Zero)

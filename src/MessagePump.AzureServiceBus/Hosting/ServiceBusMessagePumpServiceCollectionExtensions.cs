@@ -1,3 +1,4 @@
+using Azure.Messaging.ServiceBus;
 using Azure.Core;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.Options;
@@ -34,7 +35,11 @@ public static class ServiceBusMessagePumpServiceCollectionExtensions
     public static MessagePumpBuilder AddServiceBusMessagePump(this IServiceCollection services, string name, IConfiguration configuration)
     {
         ArgumentNullException.ThrowIfNull(configuration);
-        return services.AddServiceBusMessagePump(name, settings => configuration.Bind(settings));
+        return services.AddServiceBusMessagePump(name, settings =>
+        {
+            configuration.Bind(settings);
+            configuration.Get<SourceSection>()?.CopyTo(settings.Source); // the source's options sit beside the settings
+        });
     }
 
     /// <summary>
@@ -79,6 +84,29 @@ public static class ServiceBusMessagePumpServiceCollectionExtensions
         var credential = provider.GetService<TokenCredential>()
             ?? throw new InvalidOperationException($"Message pump '{name}' connects to the namespace '{settings.FullyQualifiedNamespace}' with a token credential, but the container has no TokenCredential: register one, e.g. services.AddSingleton<TokenCredential>(new DefaultAzureCredential()).");
         return new ServiceBusTransport(settings.FullyQualifiedNamespace!, credential, options);
+    }
+
+    /// <summary>The source's options as configuration holds them, in the settings' own section (flat keys).</summary>
+    internal sealed class SourceSection
+    {
+        public SubQueue? SubQueue { get; set; }
+
+        public TimeSpan? LockDuration { get; set; }
+
+        public TimeSpan? LockDurationTolerance { get; set; }
+
+        public int? PrefetchCount { get; set; }
+
+        public TimeSpan? MaxWaitTime { get; set; }
+
+        public void CopyTo(ServiceBusSourceOptions options)
+        {
+            options.SubQueue = SubQueue ?? options.SubQueue;
+            options.LockDuration = LockDuration ?? options.LockDuration;
+            options.LockDurationTolerance = LockDurationTolerance ?? options.LockDurationTolerance;
+            options.PrefetchCount = PrefetchCount ?? options.PrefetchCount;
+            options.MaxWaitTime = MaxWaitTime ?? options.MaxWaitTime;
+        }
     }
 
     /// <summary>Validates a pump's Service Bus settings when the host starts, naming the pump.</summary>

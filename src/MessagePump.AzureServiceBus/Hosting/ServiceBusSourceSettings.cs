@@ -36,27 +36,19 @@ public sealed class ServiceBusSourceSettings
     public int MaxConcurrentSessions { get; set; }
 
     /// <summary>
-    /// Gets or sets the sub-queue to receive from (<see cref="ServiceBusSourceOptions.SubQueue"/>): <c>DeadLetter</c> or
-    /// <c>TransferDeadLetter</c> for the entity's dead-letter queues; <c>None</c> (the default) for the entity itself.
-    /// A sub-queue has no sessions: it cannot be combined with <see cref="MaxConcurrentSessions"/>.
+    /// Gets the source's options (sub-queue, lock duration, prefetch count, receive wait): set them here, the one place
+    /// they are set for a hosted Service Bus pump. Configuration binds them from the same section as the settings
+    /// (<c>"LockDuration"</c>, <c>"PrefetchCount"</c>, <c>"MaxWaitTime"</c>, <c>"SubQueue"</c>). A sub-queue has no
+    /// sessions: it cannot be combined with <see cref="MaxConcurrentSessions"/>.
     /// </summary>
-    public SubQueue SubQueue { get; set; }
-
-    /// <summary>Gets or sets the entity's lock duration (<see cref="ServiceBusSourceOptions.LockDuration"/>); checked at the first receive.</summary>
-    public TimeSpan? LockDuration { get; set; }
-
-    /// <summary>Gets or sets the prefetch count (<see cref="ServiceBusSourceOptions.PrefetchCount"/>); keep 0.</summary>
-    public int PrefetchCount { get; set; }
-
-    /// <summary>Gets or sets how long a receive waits for a first message (<see cref="ServiceBusSourceOptions.MaxWaitTime"/>).</summary>
-    public TimeSpan MaxWaitTime { get; set; } = ServiceBusSourceOptions.DefaultMaxWaitTime;
+    public ServiceBusSourceOptions Source { get; } = new();
 
     /// <summary>Gets the entity the settings name.</summary>
     /// <returns>The queue or the subscription.</returns>
     /// <exception cref="ArgumentException">The settings name no entity, or both a queue and a topic.</exception>
     [SuppressMessage("Usage", "MA0015:Specify the parameter name in ArgumentException", Justification = "The settings object is checked as a whole; ParamName names the offending setting, as ServiceBusSourceOptions.Validate does.")]
     [SuppressMessage("Usage", "CA2208:Instantiate argument exceptions correctly", Justification = "The settings object is checked as a whole; ParamName names the offending setting, as ServiceBusSourceOptions.Validate does.")]
-    public ServiceBusEntity ToEntity()
+    internal ServiceBusEntity ToEntity()
     {
         var hasQueue = !string.IsNullOrWhiteSpace(QueueName);
         var hasTopic = !string.IsNullOrWhiteSpace(TopicName) || !string.IsNullOrWhiteSpace(SubscriptionName);
@@ -73,9 +65,9 @@ public sealed class ServiceBusSourceSettings
     /// <summary>Gets the source's options the settings hold.</summary>
     /// <returns>The options, validated.</returns>
     /// <exception cref="ArgumentOutOfRangeException">An option breaks its rule; the exception names it.</exception>
-    public ServiceBusSourceOptions ToSourceOptions()
+    internal ServiceBusSourceOptions ToSourceOptions()
     {
-        var options = new ServiceBusSourceOptions { LockDuration = LockDuration, PrefetchCount = PrefetchCount, MaxWaitTime = MaxWaitTime, SubQueue = SubQueue };
+        var options = Source.Clone();
         options.Validate();
         return options;
     }
@@ -84,7 +76,7 @@ public sealed class ServiceBusSourceSettings
     /// <exception cref="ArgumentException">A setting breaks its rule; the exception names it.</exception>
     [SuppressMessage("Usage", "MA0015:Specify the parameter name in ArgumentException", Justification = "The settings object is checked as a whole; ParamName names the offending setting, as ServiceBusSourceOptions.Validate does.")]
     [SuppressMessage("Usage", "CA2208:Instantiate argument exceptions correctly", Justification = "The settings object is checked as a whole; ParamName names the offending setting, as ServiceBusSourceOptions.Validate does.")]
-    public void Validate()
+    internal void Validate()
     {
         var hasConnectionString = !string.IsNullOrWhiteSpace(ConnectionString);
         var hasNamespace = !string.IsNullOrWhiteSpace(FullyQualifiedNamespace);
@@ -110,9 +102,9 @@ public sealed class ServiceBusSourceSettings
             throw new ArgumentOutOfRangeException(nameof(MaxConcurrentSessions), MaxConcurrentSessions, "MaxConcurrentSessions must not be negative (0: the entity has no sessions).");
         }
 
-        if (MaxConcurrentSessions > 0 && SubQueue != SubQueue.None)
+        if (MaxConcurrentSessions > 0 && Source.SubQueue != SubQueue.None)
         {
-            throw new ArgumentException($"SubQueue is {SubQueue}, but a dead-letter sub-queue has no sessions: set MaxConcurrentSessions to 0 to receive from it.", nameof(SubQueue));
+            throw new ArgumentException($"SubQueue is {Source.SubQueue}, but a dead-letter sub-queue has no sessions: set MaxConcurrentSessions to 0 to receive from it.", nameof(SubQueue));
         }
 
         ToEntity();

@@ -24,7 +24,7 @@ public sealed class MessagePumpHostedService : IHostedService, IAsyncDisposable
     /// <param name="loggerFactory">Creates the pump's logger; <see langword="null"/> for none.</param>
     /// <exception cref="ArgumentNullException"><paramref name="source"/> or <paramref name="handler"/> is null.</exception>
     /// <exception cref="ArgumentException">An option breaks its rule; the exception names it.</exception>
-    public MessagePumpHostedService(
+    internal MessagePumpHostedService(
         IMessageSource source,
         Func<MessageContext, CancellationToken, Task> handler,
         MessagePumpOptions? options = null,

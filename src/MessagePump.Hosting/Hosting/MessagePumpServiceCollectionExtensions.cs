@@ -11,7 +11,7 @@ namespace Microsoft.Extensions.DependencyInjection;
 public static class MessagePumpServiceCollectionExtensions
 {
     /// <summary>The name of a pump registered without one: the default of <see cref="MessagePumpOptions.Name"/>, <c>message-pump</c>.</summary>
-    public const string DefaultName = "message-pump";
+    internal const string DefaultName = "message-pump";
 
     /// <summary>
     /// Registers a hosted <see cref="PriorityMessagePump"/> named <paramref name="name"/> that consumes the source made by

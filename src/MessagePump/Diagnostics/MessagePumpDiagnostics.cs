@@ -20,58 +20,58 @@ public static class MessagePumpDiagnostics
     public const string ActivitySourceName = "PriorityAsync.MessagePump";
 
     /// <summary>The tag holding the pump's name (<see cref="MessagePumpOptions.Name"/>), on every measurement and span.</summary>
-    public const string PumpTag = "messagepump.name";
+    internal const string PumpTag = "messagepump.name";
 
     /// <summary>The OpenTelemetry attribute naming the messaging system (<see cref="IMessageSource.MessagingSystem"/>).</summary>
-    public const string MessagingSystemTag = "messaging.system";
+    internal const string MessagingSystemTag = "messaging.system";
 
     /// <summary>
     /// The OpenTelemetry attribute naming the queue (<see cref="IMessageSource.DestinationName"/>); absent when the source
     /// does not name it.
     /// </summary>
-    public const string DestinationNameTag = "messaging.destination.name";
+    internal const string DestinationNameTag = "messaging.destination.name";
 
     /// <summary>
     /// The OpenTelemetry attribute naming the operation: <see cref="ReceiveOperation"/>, <see cref="ProcessOperation"/>,
     /// <see cref="CompleteOperation"/>, <see cref="AbandonOperation"/> or <see cref="DeadLetterOperation"/>.
     /// </summary>
-    public const string OperationNameTag = "messaging.operation.name";
+    internal const string OperationNameTag = "messaging.operation.name";
 
     /// <summary>The OpenTelemetry attribute giving the operation's type (<c>receive</c>, <c>process</c>, <c>settle</c>), on spans.</summary>
-    public const string OperationTypeTag = "messaging.operation.type";
+    internal const string OperationTypeTag = "messaging.operation.type";
 
     /// <summary>The OpenTelemetry attribute holding the message's identifier, on spans.</summary>
-    public const string MessageIdTag = "messaging.message.id";
+    internal const string MessageIdTag = "messaging.message.id";
 
     /// <summary>The OpenTelemetry attribute holding how many messages one receive returned, on receive spans.</summary>
-    public const string BatchMessageCountTag = "messaging.batch.message_count";
+    internal const string BatchMessageCountTag = "messaging.batch.message_count";
 
     /// <summary>The tag holding the message's delivery count (1 on the first delivery), on spans.</summary>
-    public const string DeliveryCountTag = "messagepump.delivery_count";
+    internal const string DeliveryCountTag = "messagepump.delivery_count";
 
     /// <summary>The OpenTelemetry attribute holding the exception type of a failed handler (its full name).</summary>
-    public const string ErrorTypeTag = "error.type";
+    internal const string ErrorTypeTag = "error.type";
 
     /// <summary>The operation name of receiving (<see cref="MessagePumpMetrics.ConsumedMessagesName"/>).</summary>
-    public const string ReceiveOperation = "receive";
+    internal const string ReceiveOperation = "receive";
 
     /// <summary>The operation name of running the handler (<see cref="MessagePumpMetrics.ProcessDurationName"/>, the process span).</summary>
-    public const string ProcessOperation = "process";
+    internal const string ProcessOperation = "process";
 
     /// <summary>The operation name of completing a message.</summary>
-    public const string CompleteOperation = "complete";
+    internal const string CompleteOperation = "complete";
 
     /// <summary>The operation name of abandoning a message.</summary>
-    public const string AbandonOperation = "abandon";
+    internal const string AbandonOperation = "abandon";
 
     /// <summary>The operation name of dead-lettering a message.</summary>
-    public const string DeadLetterOperation = "dead_letter";
+    internal const string DeadLetterOperation = "dead_letter";
 
     /// <summary>The operation name of deferring a message (Service Bus's defer).</summary>
-    public const string DeferOperation = "defer";
+    internal const string DeferOperation = "defer";
 
     /// <summary>The <see cref="IMessageSource.MessagingSystem"/> of a source that does not name its system.</summary>
-    public const string UnknownSystem = "unknown";
+    internal const string UnknownSystem = "unknown";
 
     /// <summary>
     /// Writes the trace context of <paramref name="activity"/> (by default <see cref="Activity.Current"/>) into a

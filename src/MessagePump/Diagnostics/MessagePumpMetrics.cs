@@ -11,38 +11,38 @@ namespace PriorityAsync.MessagePump;
 /// handler's duration carries <see cref="MessagePumpDiagnostics.ErrorTypeTag"/>. A pump given <see cref="MessagePumpOptions.MeterFactory"/>
 /// creates its meter there (same name); otherwise all pumps share one static meter.
 /// </remarks>
-public static class MessagePumpMetrics
+internal static class MessagePumpMetrics
 {
     /// <summary>Counter of messages received (OpenTelemetry <c>messaging.client.consumed.messages</c>).</summary>
-    public const string ConsumedMessagesName = "messaging.client.consumed.messages";
+    internal const string ConsumedMessagesName = "messaging.client.consumed.messages";
 
     /// <summary>Histogram of handler durations in seconds (OpenTelemetry <c>messaging.process.duration</c>).</summary>
-    public const string ProcessDurationName = "messaging.process.duration";
+    internal const string ProcessDurationName = "messaging.process.duration";
 
     /// <summary>Counter of messages completed.</summary>
-    public const string CompletedMessagesName = "messagepump.messages.completed";
+    internal const string CompletedMessagesName = "messagepump.messages.completed";
 
     /// <summary>Counter of messages abandoned.</summary>
-    public const string AbandonedMessagesName = "messagepump.messages.abandoned";
+    internal const string AbandonedMessagesName = "messagepump.messages.abandoned";
 
     /// <summary>Counter of messages dead-lettered by handlers.</summary>
-    public const string DeadLetteredMessagesName = "messagepump.messages.dead_lettered";
+    internal const string DeadLetteredMessagesName = "messagepump.messages.dead_lettered";
 
     /// <summary>Counter of messages deferred by handlers (Service Bus's defer: set aside, received again by sequence number).</summary>
-    public const string DeferredMessagesName = "messagepump.messages.deferred";
+    internal const string DeferredMessagesName = "messagepump.messages.deferred";
 
     /// <summary>Counter of leases lost.</summary>
-    public const string LeasesLostName = "messagepump.lease.lost";
+    internal const string LeasesLostName = "messagepump.lease.lost";
 
     /// <summary>Counter of successful lease renewals.</summary>
-    public const string RenewalsName = "messagepump.lease.renewals";
+    internal const string RenewalsName = "messagepump.lease.renewals";
 
     /// <summary>Histogram of the lock time left, in seconds, when a renewal was sent: the safety margin the pump kept.</summary>
-    public const string LeaseSlackName = "messagepump.lease.slack";
+    internal const string LeaseSlackName = "messagepump.lease.slack";
 
     /// <summary>Up-down counter of messages in flight.</summary>
-    public const string InFlightName = "messagepump.messages.in_flight";
+    internal const string InFlightName = "messagepump.messages.in_flight";
 
     /// <summary>The name of the histogram of renew round trips: how long the broker took to answer a renewal.</summary>
-    public const string RenewDurationName = "messagepump.lease.renew.duration";
+    internal const string RenewDurationName = "messagepump.lease.renew.duration";
 }

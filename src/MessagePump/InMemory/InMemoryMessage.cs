@@ -8,7 +8,7 @@ namespace PriorityAsync.MessagePump;
 /// as <see cref="MessageContext.CompleteAsync"/> and its siblings do: the pump counts the settlement as what it was and
 /// does not settle the message again when the handler returns.
 /// </remarks>
-public sealed class InMemoryMessage : ILeasedMessage, IPumpRoutedMessage
+internal sealed class InMemoryMessage : ILeasedMessage, IPumpRoutedMessage
 {
     private long _lockedUntilTicks;
     private MessageContext? _owner;

@@ -13,10 +13,10 @@ namespace PriorityAsync.MessagePump;
 public sealed partial class InMemoryQueue : IMessageSource
 {
     /// <summary>The dead-letter reason of a message whose last allowed delivery ended unsettled.</summary>
-    public const string MaxDeliveryCountExceededReason = "MaxDeliveryCountExceeded";
+    internal const string MaxDeliveryCountExceededReason = "MaxDeliveryCountExceeded";
 
     /// <summary>The queue's <see cref="IMessageSource.MessagingSystem"/> (OpenTelemetry <c>messaging.system</c>).</summary>
-    public const string MessagingSystemName = "priorityasync.inmemory";
+    internal const string MessagingSystemName = "priorityasync.inmemory";
 
     private readonly Lock _gate = new();
     private readonly Queue<Entry> _available = new();
@@ -52,13 +52,13 @@ public sealed partial class InMemoryQueue : IMessageSource
     public string Name { get; }
 
     /// <summary>Gets the clock the queue judges lock expiry on.</summary>
-    public TimeProvider TimeProvider { get; }
+    internal TimeProvider TimeProvider { get; }
 
     /// <summary>Gets how long a receive or a renewal locks a message.</summary>
-    public TimeSpan LockDuration => _options.LockDuration;
+    internal TimeSpan LockDuration => _options.LockDuration;
 
     /// <summary>Gets how many deliveries a message gets before it is dead-lettered.</summary>
-    public int MaxDeliveryCount => _options.MaxDeliveryCount;
+    internal int MaxDeliveryCount => _options.MaxDeliveryCount;
 
     /// <inheritdoc />
     TimeSpan? IMessageSource.LockDuration => _options.LockDuration;
@@ -77,13 +77,7 @@ public sealed partial class InMemoryQueue : IMessageSource
     /// <remarks>The queue's <see cref="Name"/>.</remarks>
     string? IMessageSource.DestinationName => Name;
 
-    /// <summary>Adds a message to the back of the queue.</summary>
-    /// <param name="body">The message's body.</param>
-    /// <param name="messageId">The message's identifier; <see langword="null"/> for a generated one.</param>
-    /// <returns>The message's identifier.</returns>
-    public string Send(ReadOnlyMemory<byte> body, string? messageId = null) => Send(body, messageId, headers: null);
-
-    /// <summary>Adds a message with headers to the back of the queue.</summary>
+    /// <summary>Adds a message, with headers if given, to the back of the queue.</summary>
     /// <param name="body">The message's body.</param>
     /// <param name="messageId">The message's identifier; <see langword="null"/> for a generated one.</param>
     /// <param name="headers">
@@ -91,7 +85,7 @@ public sealed partial class InMemoryQueue : IMessageSource
     /// </param>
     /// <returns>The message's identifier.</returns>
     /// <exception cref="ArgumentException"><paramref name="headers"/> holds a null value.</exception>
-    public string Send(ReadOnlyMemory<byte> body, string? messageId, IReadOnlyDictionary<string, string>? headers)
+    public string Send(ReadOnlyMemory<byte> body, string? messageId = null, IReadOnlyDictionary<string, string>? headers = null)
     {
         var copy = CopyHeaders(headers);
         lock (_gate)

@@ -14,6 +14,11 @@ namespace PriorityAsync.MessagePump;
 /// </remarks>
 public sealed record InMemoryQueueStatistics
 {
+    /// <summary>Creates an empty snapshot; the queue makes them (<see cref="InMemoryQueue.GetStatistics"/>).</summary>
+    internal InMemoryQueueStatistics()
+    {
+    }
+
     /// <summary>Gets how many messages were sent.</summary>
     public long Sent { get; init; }
 

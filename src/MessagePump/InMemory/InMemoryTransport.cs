@@ -26,7 +26,7 @@ public sealed class InMemoryTransport
     }
 
     /// <summary>Gets the broker's clock.</summary>
-    public TimeProvider TimeProvider { get; }
+    internal TimeProvider TimeProvider { get; }
 
     /// <summary>Creates the queue <paramref name="name"/>.</summary>
     /// <param name="name">The queue's name, unique within the broker.</param>

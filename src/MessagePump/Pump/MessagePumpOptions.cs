@@ -10,13 +10,13 @@ public sealed class MessagePumpOptions
     /// The default number of messages in flight per scheduler worker when <see cref="MaxInFlight"/> is not set: a
     /// safety cap, high enough not to limit IO-heavy handlers (admission by spare capacity decides how many are in flight).
     /// </summary>
-    public const int DefaultInFlightPerWorker = 256;
+    internal const int DefaultInFlightPerWorker = 256;
 
     /// <summary>The default of <see cref="MaxBatchSize"/>.</summary>
-    public const int DefaultMaxBatchSize = 100;
+    internal const int DefaultMaxBatchSize = 100;
 
     /// <summary>The largest <see cref="MaxBatchSize"/> accepted.</summary>
-    public const int MaxBatchSizeLimit = 1000;
+    internal const int MaxBatchSizeLimit = 1000;
 
     /// <summary>Gets or sets the pump's name: it tags metrics and log scopes. Defaults to <c>message-pump</c>.</summary>
     public string Name { get; set; } = "message-pump";
@@ -90,7 +90,7 @@ public sealed class MessagePumpOptions
     /// The default <see cref="ShutdownTimeout"/>, 25 s: 5 s below the generic host's default shutdown timeout (30 s), left
     /// for the abandons and settlements of a stop to reach the broker.
     /// </summary>
-    public static readonly TimeSpan DefaultShutdownTimeout = TimeSpan.FromSeconds(25);
+    internal static readonly TimeSpan DefaultShutdownTimeout = TimeSpan.FromSeconds(25);
 
     /// <summary>Gets or sets the lane of lease renewal and settlement. Defaults to <see cref="LanePriority.Lease"/>.</summary>
     public LanePriority LeaseLane { get; set; } = LanePriority.Lease;
@@ -145,12 +145,12 @@ public sealed class MessagePumpOptions
             ThrowIfNotALane(ReceiveLane, nameof(ReceiveLane), scheduler);
         }
 
-        if (ProcessingLane <= LeaseLane)
+        if (ProcessingLane.Rank <= LeaseLane.Rank)
         {
             throw new ArgumentOutOfRangeException(nameof(ProcessingLane), ProcessingLane, "MessagePumpOptions.ProcessingLane must be less urgent than LeaseLane.");
         }
 
-        if (ReceiveLane <= ProcessingLane)
+        if (ReceiveLane.Rank <= ProcessingLane.Rank)
         {
             throw new ArgumentOutOfRangeException(nameof(ReceiveLane), ReceiveLane, "MessagePumpOptions.ReceiveLane must be less urgent than ProcessingLane.");
         }

@@ -7,6 +7,11 @@ namespace PriorityAsync.MessagePump;
 /// </remarks>
 public sealed record MessagePumpStatistics
 {
+    /// <summary>Creates an empty snapshot; the pump makes them (<see cref="PriorityMessagePump.GetStatistics"/>).</summary>
+    internal MessagePumpStatistics()
+    {
+    }
+
     /// <summary>Gets how many messages the pump received.</summary>
     public long Received { get; init; }
 
@@ -17,7 +22,7 @@ public sealed record MessagePumpStatistics
     public long Abandoned { get; init; }
 
     /// <summary>Gets how many of the abandoned messages were abandoned by <see cref="PriorityMessagePump.StopAsync"/>.</summary>
-    public long AbandonedAtStop { get; init; }
+    internal long AbandonedAtStop { get; init; }
 
     /// <summary>
     /// Gets how many messages <see cref="PriorityMessagePump.StopAsync"/> could not see settled: renewals had stopped and their
@@ -52,7 +57,7 @@ public sealed record MessagePumpStatistics
     public long Renewals { get; init; }
 
     /// <summary>Gets how many renew or settle calls failed transiently and were retried.</summary>
-    public long TransientRetries { get; init; }
+    internal long TransientRetries { get; init; }
 
     /// <summary>
     /// Gets how many messages are in flight now: received and not yet settled or given up. Zero once
@@ -61,5 +66,5 @@ public sealed record MessagePumpStatistics
     public int InFlight { get; init; }
 
     /// <summary>Gets the largest number of messages that were in flight at once.</summary>
-    public int PeakInFlight { get; init; }
+    internal int PeakInFlight { get; init; }
 }

@@ -23,13 +23,13 @@ public static class PriorityAsyncMetrics
     public const string MeterName = "PriorityAsync";
 
     /// <summary>The tag holding the scheduler's name.</summary>
-    public const string SchedulerTag = "priorityasync.scheduler";
+    internal const string SchedulerTag = "priorityasync.scheduler";
 
     /// <summary>The tag holding the lane's name.</summary>
-    public const string LaneTag = "priorityasync.lane";
+    internal const string LaneTag = "priorityasync.lane";
 
     /// <summary>The tag holding the kind of rejected work (<c>continuation</c>, <c>post</c>, <c>task</c>, <c>timer</c>).</summary>
-    public const string KindTag = "priorityasync.work.kind";
+    internal const string KindTag = "priorityasync.work.kind";
 
     private static readonly Meter Meter = new(MeterName, typeof(PriorityAsyncMetrics).Assembly.GetName().Version?.ToString());
 

@@ -6,7 +6,7 @@ public sealed class RejectedWorkEventArgs : EventArgs
     /// <summary>Creates the event data.</summary>
     /// <param name="lane">The lane the work was meant for.</param>
     /// <param name="kind">What kind of work it is.</param>
-    public RejectedWorkEventArgs(Lane lane, RejectedWorkKind kind)
+    internal RejectedWorkEventArgs(Lane lane, RejectedWorkKind kind)
     {
         Lane = lane;
         Kind = kind;

@@ -6,7 +6,7 @@ public sealed class SchedulerExceptionEventArgs : EventArgs
     /// <summary>Creates the event data.</summary>
     /// <param name="lane">The lane the work ran in.</param>
     /// <param name="exception">The exception.</param>
-    public SchedulerExceptionEventArgs(Lane lane, Exception exception)
+    internal SchedulerExceptionEventArgs(Lane lane, Exception exception)
     {
         Lane = lane;
         Exception = exception;

@@ -6,7 +6,7 @@ public sealed class StallDetectedEventArgs : EventArgs
     /// <summary>Creates the event data.</summary>
     /// <param name="lane">The lane whose item ran too long.</param>
     /// <param name="duration">How long the slice held its thread.</param>
-    public StallDetectedEventArgs(Lane lane, TimeSpan duration)
+    internal StallDetectedEventArgs(Lane lane, TimeSpan duration)
     {
         Lane = lane;
         Duration = duration;

@@ -29,7 +29,7 @@ namespace PriorityAsync;
 /// </para>
 /// <para>
 /// <see cref="Complete"/> (or disposal) is the shutdown contract of <see cref="PriorityTaskScheduler"/>: work in flight
-/// finishes (up to <see cref="PriorityScheduler.ShutdownTimeout"/>), what is queued runs, then <see cref="Completion"/>
+/// finishes (up to <see cref="PrioritySchedulerOptions.ShutdownTimeout"/>), what is queued runs, then <see cref="Completion"/>
 /// completes; later work is rejected onto the thread pool and counted. An exception thrown by a posted callback (an
 /// async void method) raises <see cref="PriorityScheduler.UnhandledException"/> and faults <see cref="Completion"/>.
 /// Timers of <see cref="PriorityScheduler.TimeProvider"/> need no thread-pool thread. A <see cref="VirtualTimeProvider"/>
@@ -86,10 +86,10 @@ public sealed class HostedPriorityScheduler : PriorityScheduler, IAsyncDisposabl
     }
 
     /// <summary>Gets the synchronization context whose thread runs the lanes.</summary>
-    public SynchronizationContext Host => _host;
+    internal SynchronizationContext Host => _host;
 
     /// <summary>Gets how long one dispatch may run items before it returns to the host's loop.</summary>
-    public TimeSpan SliceBudget { get; }
+    internal TimeSpan SliceBudget { get; }
 
     /// <summary>
     /// Gets a task that completes when the scheduler has stopped after <see cref="Complete"/> or disposal. It is
@@ -104,7 +104,7 @@ public sealed class HostedPriorityScheduler : PriorityScheduler, IAsyncDisposabl
 
     /// <summary>
     /// Stops the scheduler gracefully, as <see cref="PriorityTaskScheduler.Complete"/> does: work in flight finishes
-    /// (up to <see cref="PriorityScheduler.ShutdownTimeout"/>), the items queued run on the host, then
+    /// (up to <see cref="PrioritySchedulerOptions.ShutdownTimeout"/>), the items queued run on the host, then
     /// <see cref="Completion"/> completes. Returns at once; safe to call from any thread, more than once.
     /// </summary>
     public void Complete()

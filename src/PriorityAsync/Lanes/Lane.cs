@@ -48,7 +48,7 @@ public sealed class Lane
     public LanePriority Priority { get; }
 
     /// <summary>Gets how long an item may wait before it overtakes more urgent lanes, or <see langword="null"/> for never.</summary>
-    public TimeSpan? StarvationBound { get; }
+    internal TimeSpan? StarvationBound { get; }
 
     /// <summary>Gets the lane's synchronization context: <see cref="System.Threading.SynchronizationContext.Post"/> queues into this lane.</summary>
     public SynchronizationContext SynchronizationContext => _synchronizationContext;
@@ -62,13 +62,13 @@ public sealed class Lane
     /// continuations reach the lane): a task queued then runs on the thread pool and counts in
     /// <see cref="PriorityScheduler.RejectedWorkCount"/>.
     /// </summary>
-    public TaskFactory TaskFactory { get; }
+    internal TaskFactory TaskFactory { get; }
 
     /// <summary>Gets the number of items waiting in the lane.</summary>
-    public int QueueLength => Scheduler.GetQueueLength(this);
+    internal int QueueLength => Scheduler.GetQueueLength(this);
 
     /// <summary>Gets the number of items taken from the lane to run.</summary>
-    public long DispatchedCount => Scheduler.GetDispatchedCount(Priority.Rank);
+    internal long DispatchedCount => Scheduler.GetDispatchedCount(Priority.Rank);
 
     /// <summary>
     /// Gets whether a lane more urgent than this one has ready work: two field reads, no thread-local lookup, so it
@@ -99,7 +99,7 @@ public sealed class Lane
     /// <summary>
     /// Runs the asynchronous <paramref name="function"/> in this lane; its awaits come back to this lane. Until the
     /// returned task completes, a graceful stop of the scheduler waits for it (up to
-    /// <see cref="PriorityScheduler.ShutdownTimeout"/>).
+    /// <see cref="PrioritySchedulerOptions.ShutdownTimeout"/>).
     /// </summary>
     /// <param name="function">The asynchronous work.</param>
     /// <returns>A task that completes with the work.</returns>
@@ -118,7 +118,7 @@ public sealed class Lane
     /// <summary>
     /// Runs the asynchronous <paramref name="function"/> in this lane; its awaits come back to this lane. Until the
     /// returned task completes, a graceful stop of the scheduler waits for it (up to
-    /// <see cref="PriorityScheduler.ShutdownTimeout"/>).
+    /// <see cref="PrioritySchedulerOptions.ShutdownTimeout"/>).
     /// </summary>
     /// <typeparam name="T">The result type.</typeparam>
     /// <param name="function">The asynchronous work.</param>

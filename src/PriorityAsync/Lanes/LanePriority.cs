@@ -7,9 +7,10 @@ namespace PriorityAsync;
 /// <remarks>
 /// The three named values match the default lane set (<see cref="PrioritySchedulerOptions.DefaultLanes"/>):
 /// <see cref="Lease"/>, then <see cref="Processing"/>, then <see cref="Receive"/>. With a user-defined lane set,
-/// use <see cref="FromRank(int)"/> or <see cref="Lane.Priority"/> of <see cref="PriorityScheduler.GetLane(string)"/>.
+/// use <see cref="Lane.Priority"/> of <see cref="PriorityScheduler.GetLane(string)"/> (or of a lane in <see cref="PriorityScheduler.Lanes"/>).
+/// Two priorities are equal when they denote the same lane.
 /// </remarks>
-public readonly struct LanePriority : IEquatable<LanePriority>, IComparable<LanePriority>
+public readonly struct LanePriority : IEquatable<LanePriority>
 {
     private LanePriority(int rank) => Rank = rank;
 
@@ -23,13 +24,13 @@ public readonly struct LanePriority : IEquatable<LanePriority>, IComparable<Lane
     public static LanePriority Receive => new(2);
 
     /// <summary>Gets the rank of the lane: 0 is the most urgent.</summary>
-    public int Rank { get; }
+    internal int Rank { get; }
 
     /// <summary>Returns the priority of the lane at <paramref name="rank"/>.</summary>
     /// <param name="rank">The lane's rank, 0 being the most urgent.</param>
     /// <returns>The priority.</returns>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="rank"/> is negative or not below <see cref="PrioritySchedulerOptions.MaxLaneCount"/>.</exception>
-    public static LanePriority FromRank(int rank)
+    internal static LanePriority FromRank(int rank)
     {
         ArgumentOutOfRangeException.ThrowIfNegative(rank);
         ArgumentOutOfRangeException.ThrowIfGreaterThanOrEqual(rank, PrioritySchedulerOptions.MaxLaneCount);
@@ -42,18 +43,6 @@ public readonly struct LanePriority : IEquatable<LanePriority>, IComparable<Lane
     /// <summary>Returns whether <paramref name="left"/> denotes another lane than <paramref name="right"/>.</summary>
     public static bool operator !=(LanePriority left, LanePriority right) => left.Rank != right.Rank;
 
-    /// <summary>Returns whether <paramref name="left"/> is more urgent than <paramref name="right"/> (it has a smaller rank).</summary>
-    public static bool operator <(LanePriority left, LanePriority right) => left.Rank < right.Rank;
-
-    /// <summary>Returns whether <paramref name="left"/> is less urgent than <paramref name="right"/> (it has a larger rank).</summary>
-    public static bool operator >(LanePriority left, LanePriority right) => left.Rank > right.Rank;
-
-    /// <summary>Returns whether <paramref name="left"/> is at least as urgent as <paramref name="right"/>.</summary>
-    public static bool operator <=(LanePriority left, LanePriority right) => left.Rank <= right.Rank;
-
-    /// <summary>Returns whether <paramref name="left"/> is at most as urgent as <paramref name="right"/>.</summary>
-    public static bool operator >=(LanePriority left, LanePriority right) => left.Rank >= right.Rank;
-
     /// <inheritdoc />
     public bool Equals(LanePriority other) => Rank == other.Rank;
 
@@ -62,9 +51,6 @@ public readonly struct LanePriority : IEquatable<LanePriority>, IComparable<Lane
 
     /// <inheritdoc />
     public override int GetHashCode() => Rank;
-
-    /// <inheritdoc />
-    public int CompareTo(LanePriority other) => Rank.CompareTo(other.Rank);
 
     /// <inheritdoc />
     public override string ToString() => Rank switch

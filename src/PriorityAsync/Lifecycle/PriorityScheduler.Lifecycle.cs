@@ -161,7 +161,7 @@ public abstract partial class PriorityScheduler
     /// work. Such work is never dropped and never thrown back into the runtime: it runs on the .NET thread pool,
     /// without a synchronization context, so the code awaiting it resumes.
     /// </summary>
-    public long RejectedWorkCount => Interlocked.Read(ref _rejectedWork);
+    internal long RejectedWorkCount => Interlocked.Read(ref _rejectedWork);
 
     /// <summary>Raises <see cref="UnhandledException"/>; an exception of a handler is ignored.</summary>
     internal void RaiseUnhandledException(Lane lane, Exception exception)

@@ -18,7 +18,7 @@ namespace PriorityAsync;
 /// Start work with <c>scheduler.GetLane(LanePriority.Processing).Run(...)</c>. An exception thrown by a posted callback
 /// that has no task to carry it raises <see cref="PriorityScheduler.UnhandledException"/> and faults
 /// <see cref="Completion"/>; the workers keep running. <see cref="Complete"/> stops new work from outside, lets work in
-/// flight and its continuations finish (up to <see cref="PriorityScheduler.ShutdownTimeout"/>), then stops the workers.
+/// flight and its continuations finish (up to <see cref="PrioritySchedulerOptions.ShutdownTimeout"/>), then stops the workers.
 /// </para>
 /// </remarks>
 [DebuggerDisplay("PriorityTaskScheduler {Name,nq}: {Acceptance}, {Mode}, {WorkerCount} workers + {ReservedWorkerCount} reserved; searching {_searchingWorkers}, parked {_parkedWorkers}, pending wakes {_pendingWakes}, idle reserved {_idleReserved}, runners {_activeRunners}, exited {_exitedWorkers}")]
@@ -77,19 +77,19 @@ public sealed class PriorityTaskScheduler : PriorityScheduler, IAsyncDisposable
     }
 
     /// <summary>Gets how many items may run at once.</summary>
-    public int WorkerCount { get; }
+    internal int WorkerCount { get; }
 
     /// <summary>Gets how many extra workers run only <see cref="ReservedLane"/> and the lanes more urgent than it.</summary>
-    public int ReservedWorkerCount { get; }
+    internal int ReservedWorkerCount { get; }
 
     /// <summary>Gets the least urgent lane the reserved workers run.</summary>
-    public LanePriority ReservedLane { get; }
+    internal LanePriority ReservedLane { get; }
 
     /// <summary>Gets the scheduling priority of the ordinary workers (see <see cref="PriorityTaskSchedulerOptions.OrdinaryWorkerPriority"/>).</summary>
-    public ThreadPriority OrdinaryWorkerPriority { get; }
+    internal ThreadPriority OrdinaryWorkerPriority { get; }
 
     /// <summary>Gets where the workers run.</summary>
-    public PriorityWorkerMode Mode { get; }
+    internal PriorityWorkerMode Mode { get; }
 
     /// <summary>
     /// Gets a task that completes when the scheduler has stopped after <see cref="Complete"/> or disposal. It is
@@ -103,7 +103,7 @@ public sealed class PriorityTaskScheduler : PriorityScheduler, IAsyncDisposable
 
     /// <inheritdoc />
     internal override int GetMaximumConcurrencyLevel(Lane lane) =>
-        lane.Priority <= ReservedLane ? WorkerCount + ReservedWorkerCount : WorkerCount;
+        lane.Priority.Rank <= ReservedLane.Rank ? WorkerCount + ReservedWorkerCount : WorkerCount;
 
     /// <inheritdoc />
     private protected override void OnCallbackException(Lane lane, Exception exception)
@@ -115,7 +115,7 @@ public sealed class PriorityTaskScheduler : PriorityScheduler, IAsyncDisposable
     /// <summary>
     /// Stops the scheduler gracefully. New work (<see cref="Lane.Run(Func{Task})"/>) is taken only from the scheduler's
     /// own threads; continuations, posts and timer firings of work in flight are still taken from any thread until
-    /// every lane run and async void operation has finished, or <see cref="PriorityScheduler.ShutdownTimeout"/> has
+    /// every lane run and async void operation has finished, or <see cref="PrioritySchedulerOptions.ShutdownTimeout"/> has
     /// passed. Then the items already queued run, the workers stop and <see cref="Completion"/> completes; work that
     /// arrives later is rejected (see <see cref="PriorityScheduler.RejectedWork"/>). Returns at once; safe to call from
     /// any thread, more than once.

@@ -6,7 +6,7 @@ namespace PriorityAsync;
 public sealed class PriorityTaskSchedulerOptions : PrioritySchedulerOptions
 {
     /// <summary>The largest <see cref="WorkerCount"/>: the .NET thread pool's own limit of worker threads.</summary>
-    public const int MaxWorkerCount = 32767;
+    internal const int MaxWorkerCount = 32767;
 
     /// <summary>
     /// Gets or sets how many items may run at once (the number of workers). Defaults to

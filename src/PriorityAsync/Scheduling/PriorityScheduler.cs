@@ -74,7 +74,7 @@ public abstract partial class PriorityScheduler : IDisposable
     /// <see cref="StallDetectedEventArgs.Duration"/> is the time run so far; <see cref="StallDetected"/> follows if the
     /// slice ends. Handlers must be short and must not throw (an exception is ignored).
     /// </summary>
-    public event EventHandler<StallDetectedEventArgs>? StallInProgress;
+    internal event EventHandler<StallDetectedEventArgs>? StallInProgress;
 
     /// <summary>
     /// Raised, on a thread-pool thread and before the work runs there, for each continuation, post, task or timer
@@ -106,16 +106,16 @@ public abstract partial class PriorityScheduler : IDisposable
     public TimeProvider TimeProvider => _timeProvider;
 
     /// <summary>Gets the slice length after which <see cref="ShouldYield"/> turns true, or <see langword="null"/>.</summary>
-    public TimeSpan? YieldQuantum { get; }
+    internal TimeSpan? YieldQuantum { get; }
 
     /// <summary>Gets the slice length from which a slice counts as a stall, or <see langword="null"/>.</summary>
-    public TimeSpan? StallThreshold { get; }
+    internal TimeSpan? StallThreshold { get; }
 
     /// <summary>
     /// Gets how long a graceful stop waits for work started in the lanes (<see cref="Lane.Run(Func{Task})"/>, async
     /// void methods) to finish before it stops taking their continuations.
     /// </summary>
-    public TimeSpan ShutdownTimeout { get; }
+    internal TimeSpan ShutdownTimeout { get; }
 
     /// <summary>Gets the clock the scheduler times slices, waits and timers with (the options' one, or its own timer thread).</summary>
     internal TimeProvider Clock => _clock;
@@ -146,12 +146,6 @@ public abstract partial class PriorityScheduler : IDisposable
         _ownedTimerThread?.Dispose();
         PriorityAsyncMetrics.Unregister(this);
     }
-
-    /// <summary>Gets the lane with the given priority.</summary>
-    /// <param name="priority">The lane's priority.</param>
-    /// <returns>The lane.</returns>
-    /// <exception cref="ArgumentOutOfRangeException">The scheduler has no lane of that rank.</exception>
-    public Lane this[LanePriority priority] => GetLane(priority);
 
     /// <summary>Gets the lane with the given priority.</summary>
     /// <param name="priority">The lane's priority.</param>

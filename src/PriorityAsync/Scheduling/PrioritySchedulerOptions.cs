@@ -6,13 +6,13 @@ namespace PriorityAsync;
 public class PrioritySchedulerOptions
 {
     /// <summary>The largest number of lanes one scheduler supports.</summary>
-    public const int MaxLaneCount = 32;
+    internal const int MaxLaneCount = 32;
 
     /// <summary>
     /// Gets the default lane set: <c>Lease</c> (most urgent), <c>Processing</c>, <c>Receive</c> (runs only when nothing
     /// else is ready). None has a starvation bound.
     /// </summary>
-    public static IReadOnlyList<LaneOptions> DefaultLanes { get; } =
+    internal static IReadOnlyList<LaneOptions> DefaultLanes { get; } =
         [new LaneOptions("Lease"), new LaneOptions("Processing"), new LaneOptions("Receive")];
 
     /// <summary>
@@ -57,7 +57,7 @@ public class PrioritySchedulerOptions
     public TimeSpan ShutdownTimeout { get; set; } = TimeSpan.FromSeconds(30);
 
     /// <summary>The longest delay a .NET timer accepts (about 49.7 days): the upper bound of every time option.</summary>
-    public static TimeSpan MaxTimerDelay { get; } = TimeSpan.FromMilliseconds(uint.MaxValue - 1);
+    internal static TimeSpan MaxTimerDelay { get; } = TimeSpan.FromMilliseconds(uint.MaxValue - 1);
 
     /// <summary>Throws when an option breaks its rule; the exception names the option.</summary>
     [SuppressMessage("Usage", "MA0015:Specify the parameter name in ArgumentException", Justification = "Validate checks the options object as a whole and has no parameter to name; ParamName names the offending option property, as documented, so a caller sees which option is wrong.")]

@@ -14,7 +14,7 @@ namespace PriorityAsync;
 /// on the context's thread. <see cref="Execute(Func{Task})"/> returns when the entry point's task has completed and
 /// every async void operation started in the context has finished; items still queued at that point run first, and
 /// so does what they post from the context's thread (an <c>await Task.Yield()</c>, a <c>Post</c>): the run's own work
-/// stays on its thread, for at most <see cref="PriorityScheduler.ShutdownTimeout"/> after the end (an item that
+/// stays on its thread, for at most <see cref="PrioritySchedulerOptions.ShutdownTimeout"/> after the end (an item that
 /// re-posts itself forever is the program's own loop; after that bound its posts are late work).
 /// An exception thrown by a posted callback (for example from an async void method) ends the run and is rethrown
 /// by <c>Execute</c>, after the items already queued have run (nothing is stranded); an exception of the entry point
@@ -59,7 +59,7 @@ public sealed class PriorityAsyncContext : PriorityScheduler
     }
 
     /// <summary>Gets whether the context runs on virtual time.</summary>
-    public bool IsVirtualTime => _virtualClock is not null;
+    internal bool IsVirtualTime => _virtualClock is not null;
 
     /// <inheritdoc />
     internal override int MaximumConcurrencyLevel => 1;
@@ -177,7 +177,7 @@ public sealed class PriorityAsyncContext : PriorityScheduler
     /// <summary>Runs <paramref name="entry"/> in the most urgent lane, on the calling thread, until it completes.</summary>
     /// <param name="entry">The async entry point.</param>
     /// <exception cref="InvalidOperationException">The context has already run an entry point.</exception>
-    public void Execute(Func<Task> entry) => Execute(LanePriority.FromRank(0), entry);
+    internal void Execute(Func<Task> entry) => Execute(LanePriority.FromRank(0), entry);
 
     /// <summary>Runs <paramref name="entry"/> in the lane <paramref name="lane"/>, on the calling thread, until it completes.</summary>
     /// <param name="lane">The lane the entry point starts in.</param>
@@ -198,7 +198,7 @@ public sealed class PriorityAsyncContext : PriorityScheduler
     /// <param name="entry">The async entry point.</param>
     /// <returns>The entry point's result.</returns>
     /// <exception cref="InvalidOperationException">The context has already run an entry point.</exception>
-    public T Execute<T>(Func<Task<T>> entry) => Execute(LanePriority.FromRank(0), entry);
+    internal T Execute<T>(Func<Task<T>> entry) => Execute(LanePriority.FromRank(0), entry);
 
     /// <summary>Runs <paramref name="entry"/> in the lane <paramref name="lane"/>, on the calling thread, until it completes.</summary>
     /// <typeparam name="T">The result type.</typeparam>
@@ -293,7 +293,7 @@ public sealed class PriorityAsyncContext : PriorityScheduler
     /// <remarks>
     /// Work the run's own items post (a continuation after <c>await Task.Yield()</c>, a <c>Post</c>) stays on this
     /// thread, as it would in Nito.AsyncEx: code written for one thread never runs on two. An item that re-posts itself
-    /// forever is the program's own loop; it is bounded by <see cref="PriorityScheduler.ShutdownTimeout"/>, measured on
+    /// forever is the program's own loop; it is bounded by <see cref="PrioritySchedulerOptions.ShutdownTimeout"/>, measured on
     /// the real clock from the start of the drain (a virtual clock stands still meanwhile): after it, this thread's
     /// posts are rejected like any late work, what is queued still runs, and the run returns.
     /// </remarks>

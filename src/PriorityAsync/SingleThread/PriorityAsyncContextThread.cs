@@ -7,9 +7,9 @@ namespace PriorityAsync;
 /// priority scheduler without giving it the calling thread (a service, a test, a UI-less host).
 /// </summary>
 /// <remarks>
-/// Queue work with <see cref="RunAsync(LanePriority, Func{Task})"/> or through <see cref="Context"/>'s lanes. The
+/// Queue work through <see cref="Context"/>'s lanes (<c>thread.Context.GetLane(lane).Run(work)</c>). The
 /// thread runs until <see cref="JoinAsync"/> or disposal; then it waits for the work started with
-/// <c>RunAsync</c> or <see cref="Lane.Run(Func{Task})"/> to finish (up to <see cref="PriorityScheduler.ShutdownTimeout"/>),
+/// <see cref="Lane.Run(Func{Task})"/> to finish (up to <see cref="PrioritySchedulerOptions.ShutdownTimeout"/>),
 /// runs the items still queued and exits. Stopping needs no thread-pool thread. A posted callback that throws ends the
 /// thread after the items already queued have run, and faults <see cref="Completion"/>.
 /// </remarks>
@@ -48,7 +48,7 @@ public sealed class PriorityAsyncContextThread : IDisposable, IAsyncDisposable
     /// <returns>A task that completes with the work.</returns>
     /// <exception cref="ObjectDisposedException">The thread has been disposed.</exception>
     /// <exception cref="InvalidOperationException">The thread has been asked to stop.</exception>
-    public Task RunAsync(LanePriority lane, Func<Task> work)
+    internal Task RunAsync(LanePriority lane, Func<Task> work)
     {
         var target = Context.GetLane(lane, nameof(lane));
         ArgumentNullException.ThrowIfNull(work);
@@ -62,7 +62,7 @@ public sealed class PriorityAsyncContextThread : IDisposable, IAsyncDisposable
     /// <returns>A task that completes with the work's result.</returns>
     /// <exception cref="ObjectDisposedException">The thread has been disposed.</exception>
     /// <exception cref="InvalidOperationException">The thread has been asked to stop.</exception>
-    public Task<T> RunAsync<T>(LanePriority lane, Func<Task<T>> work)
+    internal Task<T> RunAsync<T>(LanePriority lane, Func<Task<T>> work)
     {
         var target = Context.GetLane(lane, nameof(lane));
         ArgumentNullException.ThrowIfNull(work);
@@ -71,7 +71,7 @@ public sealed class PriorityAsyncContextThread : IDisposable, IAsyncDisposable
 
     /// <summary>
     /// Asks the thread to stop: it waits for the work started in its lanes (up to
-    /// <see cref="PriorityScheduler.ShutdownTimeout"/>), runs what is queued and exits. Do not await it from the thread
+    /// <see cref="PrioritySchedulerOptions.ShutdownTimeout"/>), runs what is queued and exits. Do not await it from the thread
     /// itself: the caller's own work is part of what the stop waits for.
     /// </summary>
     /// <returns><see cref="Completion"/>.</returns>

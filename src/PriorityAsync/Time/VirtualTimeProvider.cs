@@ -1,8 +1,8 @@
 namespace PriorityAsync;
 
 /// <summary>
-/// A <see cref="TimeProvider"/> whose clock moves only when told to: by <see cref="Advance(TimeSpan)"/>,
-/// <see cref="AdvanceTo(DateTimeOffset)"/> or <see cref="TryAdvanceToNextTimer"/>.
+/// A <see cref="TimeProvider"/> whose clock moves only when told to: by <see cref="Advance(TimeSpan)"/>
+/// or <see cref="TryAdvanceToNextTimer"/>.
 /// </summary>
 /// <remarks>
 /// <para>
@@ -52,7 +52,7 @@ public sealed class VirtualTimeProvider : TimeProvider
     /// Gets the number of armed timers (timers with a finite due time that have not fired yet). A timer due after
     /// <see cref="DateTimeOffset.MaxValue"/> can never fire and is not armed.
     /// </summary>
-    public int ActiveTimerCount
+    internal int ActiveTimerCount
     {
         get
         {
@@ -141,7 +141,7 @@ public sealed class VirtualTimeProvider : TimeProvider
     /// <summary>Moves the clock forward to <paramref name="time"/>, firing every timer that falls due on the way.</summary>
     /// <param name="time">The new current time; it must not be earlier than <see cref="GetUtcNow"/>.</param>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="time"/> is earlier than the current time.</exception>
-    public void AdvanceTo(DateTimeOffset time)
+    internal void AdvanceTo(DateTimeOffset time)
     {
         var target = (time - _start).Ticks;
         if (target < Volatile.Read(ref _nowTicks))

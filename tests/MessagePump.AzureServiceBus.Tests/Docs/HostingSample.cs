@@ -65,7 +65,7 @@ internal static class HostingSample
             settings.TopicName = "invoices";
             settings.SubscriptionName = "billing";
             settings.MaxConcurrentSessions = 8;                                           // a session-enabled subscription
-            settings.LockDuration = TimeSpan.FromSeconds(60);
+            settings.Source.LockDuration = TimeSpan.FromSeconds(60);
         }).WithHandler((context, cancellationToken) => Task.CompletedTask);
         // </hosting-code>
     }

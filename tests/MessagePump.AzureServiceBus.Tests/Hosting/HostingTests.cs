@@ -66,7 +66,7 @@ public sealed class HostingTests
         var source = provider.GetRequiredKeyedService<IMessageSource>("PriorityAsync.MessagePump.AzureServiceBus:orders");
 
         source.Should().BeOfType<ServiceBusMessageSource>().Which.Receiver.EntityPath.Should().Be("orders/$DeadLetterQueue");
-        var settings = new ServiceBusSourceSettings { ConnectionString = EmulatorConnectionString, QueueName = "orders", SubQueue = Azure.Messaging.ServiceBus.SubQueue.DeadLetter, MaxConcurrentSessions = 2 };
+        var settings = new ServiceBusSourceSettings { ConnectionString = EmulatorConnectionString, QueueName = "orders", Source = { SubQueue = Azure.Messaging.ServiceBus.SubQueue.DeadLetter }, MaxConcurrentSessions = 2 };
         settings.Invoking(s => s.Validate()).Should().Throw<ArgumentException>().Which.ParamName.Should().Be("SubQueue");
     }
 
@@ -113,7 +113,7 @@ public sealed class HostingTests
         new Action(() => new ServiceBusSourceSettings { QueueName = "q", TopicName = "t", SubscriptionName = "s" }.ToEntity()).Should().Throw<ArgumentException>().Which.ParamName.Should().Be("QueueName");
         new Action(() => new ServiceBusSourceSettings { ConnectionString = EmulatorConnectionString, QueueName = "q", MaxConcurrentSessions = -1 }.Validate())
             .Should().Throw<ArgumentOutOfRangeException>().Which.ParamName.Should().Be("MaxConcurrentSessions");
-        new Action(() => new ServiceBusSourceSettings { ConnectionString = EmulatorConnectionString, QueueName = "q", LockDuration = TimeSpan.Zero }.Validate())
+        new Action(() => new ServiceBusSourceSettings { ConnectionString = EmulatorConnectionString, QueueName = "q", Source = { LockDuration = TimeSpan.Zero } }.Validate())
             .Should().Throw<ArgumentOutOfRangeException>().Which.ParamName.Should().Be("LockDuration");
     }
 

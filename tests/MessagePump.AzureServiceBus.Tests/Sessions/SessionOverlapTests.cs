@@ -180,8 +180,8 @@ public sealed class SessionOverlapTests(ITestOutputHelper output)
                 {
                     settings.ConnectionString = broker.ConnectionString;
                     settings.QueueName = "orders";
-                    settings.LockDuration = lockDuration;
-                    settings.MaxWaitTime = TimeSpan.FromMilliseconds(300);
+                    settings.Source.LockDuration = lockDuration;
+                    settings.Source.MaxWaitTime = TimeSpan.FromMilliseconds(300);
                     settings.MaxConcurrentSessions = SessionIds.Length;
                 })
                 .Configure(options =>

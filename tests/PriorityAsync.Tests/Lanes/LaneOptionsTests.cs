@@ -23,8 +23,8 @@ public class LaneOptionsTests
     [Fact]
     public void LanePriority_OrdersByRank_MostUrgentFirst()
     {
-        LanePriority.Lease.Should().BeLessThan(LanePriority.Processing);
-        (LanePriority.Processing < LanePriority.Receive).Should().BeTrue();
+        LanePriority.Lease.Rank.Should().BeLessThan(LanePriority.Processing.Rank);
+        LanePriority.Processing.Rank.Should().BeLessThan(LanePriority.Receive.Rank);
         LanePriority.FromRank(2).Should().Be(LanePriority.Receive);
         var invalid = () => LanePriority.FromRank(PrioritySchedulerOptions.MaxLaneCount);
         invalid.Should().Throw<ArgumentOutOfRangeException>().WithParameterName("rank");

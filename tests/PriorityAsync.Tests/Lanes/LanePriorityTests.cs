@@ -4,7 +4,7 @@ namespace PriorityAsync.Tests.Lanes;
 public class LanePriorityTests
 {
     [Fact]
-    public void Operators_CompareByRank_SmallerIsMoreUrgent()
+    public void EqualityOperators_AndRank_SmallerIsMoreUrgent()
     {
         var lease = LanePriority.Lease;
         var processing = LanePriority.Processing;
@@ -15,25 +15,11 @@ public class LanePriorityTests
         (processing != lease).Should().BeTrue();
         (processing != alsoProcessing).Should().BeFalse();
 
-        (lease < processing).Should().BeTrue();
-        (processing < lease).Should().BeFalse();
-        (processing < alsoProcessing).Should().BeFalse();
-
-        (processing > lease).Should().BeTrue();
-        (lease > processing).Should().BeFalse();
-        (processing > alsoProcessing).Should().BeFalse();
-
-        (lease <= processing).Should().BeTrue();
-        (processing <= alsoProcessing).Should().BeTrue();
-        (processing <= lease).Should().BeFalse();
-
-        (processing >= lease).Should().BeTrue();
-        (processing >= alsoProcessing).Should().BeTrue();
-        (lease >= processing).Should().BeFalse();
+        (lease.Rank < processing.Rank).Should().BeTrue("the rank orders the lanes, most urgent first");
     }
 
     [Fact]
-    public void EqualsHashCodeAndCompareTo_AgreeWithTheRank()
+    public void EqualsAndHashCode_AgreeWithTheRank()
     {
         LanePriority.Receive.Equals(LanePriority.FromRank(2)).Should().BeTrue();
         LanePriority.Receive.Equals(LanePriority.Lease).Should().BeFalse();
@@ -44,10 +30,6 @@ public class LanePriorityTests
         LanePriority.FromRank(7).GetHashCode().Should().Be(LanePriority.FromRank(7).GetHashCode());
         new[] { LanePriority.FromRank(5), LanePriority.Lease, LanePriority.FromRank(5) }.Distinct().Should().HaveCount(2);
 
-        LanePriority.Lease.CompareTo(LanePriority.Receive).Should().BeNegative();
-        LanePriority.Receive.CompareTo(LanePriority.Lease).Should().BePositive();
-        LanePriority.Processing.CompareTo(LanePriority.FromRank(1)).Should().Be(0);
-        new[] { LanePriority.Receive, LanePriority.Lease, LanePriority.Processing }.Order().Should().Equal(LanePriority.Lease, LanePriority.Processing, LanePriority.Receive);
     }
 
     [Fact]

@@ -58,12 +58,12 @@ public class NamingTests
             Lanes = [new LaneOptions("Urgent"), new LaneOptions("Bulk", TimeSpan.FromSeconds(5))],
         });
 
-        context[LanePriority.FromRank(1)].Should().BeSameAs(context.GetLane("Bulk"));
+        context.GetLane(LanePriority.FromRank(1)).Should().BeSameAs(context.GetLane("Bulk"));
         context.GetLane(LanePriority.FromRank(0)).Should().BeSameAs(context.Lanes[0]);
         context.Lanes.Select(l => (l.Name, l.Priority.Rank, l.StarvationBound)).Should().Equal(("Urgent", 0, (TimeSpan?)null), ("Bulk", 1, TimeSpan.FromSeconds(5)));
         context.Lanes.Should().OnlyContain(l => ReferenceEquals(l.Scheduler, context));
 
-        var unknownRank = context.Invoking(c => c[LanePriority.FromRank(2)]).Should().Throw<ArgumentOutOfRangeException>().Which;
+        var unknownRank = context.Invoking(c => c.GetLane(LanePriority.FromRank(2))).Should().Throw<ArgumentOutOfRangeException>().Which;
         unknownRank.ParamName.Should().Be("priority");
         unknownRank.Message.Should().Contain("'custom' has 2 lane(s); the rank must be below 2");
         context.Invoking(c => c.GetLane("Lease")).Should().Throw<ArgumentException>().WithParameterName("name")

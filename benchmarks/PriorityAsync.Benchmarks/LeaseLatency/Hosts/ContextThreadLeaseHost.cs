@@ -7,9 +7,9 @@ internal sealed class ContextThreadLeaseHost : ILeaseHost
 
     public TimeProvider TimeProvider => _thread.Context.TimeProvider;
 
-    public Task StartProcessor(Func<Task> processor) => _thread.RunAsync(LanePriority.Processing, processor);
+    public Task StartProcessor(Func<Task> processor) => _thread.Context.GetLane(LanePriority.Processing).Run(processor);
 
-    public Task StartLeaseLoop(Func<Task> leaseLoop) => _thread.RunAsync(LanePriority.Lease, leaseLoop);
+    public Task StartLeaseLoop(Func<Task> leaseLoop) => _thread.Context.GetLane(LanePriority.Lease).Run(leaseLoop);
 
     public void Dispose() => _thread.Dispose();
 }
