@@ -80,16 +80,16 @@ public sealed partial class MessageContext : ILaneWorkItem
             switch (_step)
             {
                 case ProcessingStep.Handler:
-                    _pump.RunHandler(this);
+                    Pump.RunHandler(this);
                     break;
                 case ProcessingStep.Handled:
-                    _pump.OnHandled(this, awaited);
+                    Pump.OnHandled(this, awaited);
                     break;
                 case ProcessingStep.Settle:
-                    _pump.Settle(this);
+                    Pump.Settle(this);
                     break;
                 default:
-                    _pump.EndProcessing(this);
+                    Pump.EndProcessing(this);
                     break;
             }
         }

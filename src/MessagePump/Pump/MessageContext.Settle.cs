@@ -7,14 +7,14 @@ public sealed partial class MessageContext
     /// handlers that settle explicitly (a processor-shaped API); a handler that simply returns gets the same.
     /// </summary>
     /// <returns><see langword="true"/> when the message was completed; <see langword="false"/> when it was already settled or its lease is lost (see <see cref="LeaseState"/>).</returns>
-    public Task<bool> CompleteAsync() => _pump.LeaseLane.Run(() => _pump.SettleAsync(this, Settlement.Complete));
+    public Task<bool> CompleteAsync() => SettleAsync(Settlement.Complete, reason: null, description: null);
 
     /// <summary>
     /// Abandons the message now, in the lease lane: the broker makes it visible again for another delivery; the pump
     /// will not settle it again when the handler returns.
     /// </summary>
     /// <returns><see langword="true"/> when the message was abandoned; <see langword="false"/> when it was already settled or its lease is lost (see <see cref="LeaseState"/>).</returns>
-    public Task<bool> AbandonAsync() => _pump.LeaseLane.Run(() => _pump.SettleAsync(this, Settlement.Abandon));
+    public Task<bool> AbandonAsync() => SettleAsync(Settlement.Abandon, reason: null, description: null);
 
     /// <summary>
     /// Dead-letters the message now, in the lease lane; the pump will not complete or abandon it afterwards.
@@ -36,7 +36,7 @@ public sealed partial class MessageContext
     public Task<bool> DeadLetterAsync(string reason, string? description)
     {
         ArgumentException.ThrowIfNullOrWhiteSpace(reason);
-        return _pump.LeaseLane.Run(() => _pump.SettleAsync(this, Settlement.DeadLetter, reason, description));
+        return SettleAsync(Settlement.DeadLetter, reason, description);
     }
 
     /// <summary>
@@ -44,8 +44,52 @@ public sealed partial class MessageContext
     /// <see cref="Settlement.Defer"/>, or a dead-letter without a reason), in the lease lane, as <see cref="CompleteAsync"/> does.
     /// </summary>
     /// <returns><see langword="true"/> when the message was settled; <see langword="false"/> when it was already settled or its lease is lost.</returns>
-    internal Task<bool> SettleAsync(Settlement settlement, string? reason, string? description) =>
-        _pump.LeaseLane.Run(() => _pump.SettleAsync(this, settlement, reason, description));
+    internal Task<bool> SettleAsync(Settlement settlement, string? reason, string? description)
+    {
+        if (_owner is not PriorityMessagePump pump)
+        {
+            return SettleDetachedAsync(settlement, reason, description);
+        }
+
+        return pump.LeaseLane.Run(() => pump.SettleAsync(this, settlement, reason, description));
+    }
+
+    /// <summary>
+    /// The settle calls of a context made by <see cref="MessagePumpModelFactory.MessageContext"/>: the first one claims
+    /// the message and settles it through the message's own call, in the caller's context; later ones return
+    /// <see langword="false"/>, as with a pump.
+    /// </summary>
+    private async Task<bool> SettleDetachedAsync(Settlement settlement, string? reason, string? description)
+    {
+        if (settlement == Settlement.Defer)
+        {
+            throw new NotSupportedException("A context made by MessagePumpModelFactory settles through ILeasedMessage, which has no defer.");
+        }
+
+        if (!TryClaim())
+        {
+            return false;
+        }
+
+        try
+        {
+            await (settlement switch
+            {
+                Settlement.Complete => Message.CompleteAsync(CancellationToken.None),
+                Settlement.Abandon => Message.AbandonAsync(CancellationToken.None),
+                _ => Message.DeadLetterAsync(reason ?? "DeadLettered", description, CancellationToken.None),
+            });
+            return true;
+        }
+        catch (LeaseLostException)
+        {
+            return false;
+        }
+        finally
+        {
+            EndSettlement();
+        }
+    }
 
     /// <summary>
     /// A settle call made on <see cref="Message"/> itself (a pump-owned <see cref="IPumpRoutedMessage"/>): run in the
@@ -57,5 +101,5 @@ public sealed partial class MessageContext
     internal Task SettleForMessageAsync(Settlement settlement, string? reason, string? description, CancellationToken cancellationToken) =>
         cancellationToken.IsCancellationRequested
             ? Task.FromCanceled(cancellationToken)
-            : _pump.LeaseLane.Run(() => _pump.SettleForMessageAsync(this, settlement, reason, description));
+            : Pump.LeaseLane.Run(() => Pump.SettleForMessageAsync(this, settlement, reason, description));
 }

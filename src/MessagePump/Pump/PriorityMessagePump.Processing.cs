@@ -142,7 +142,9 @@ public sealed partial class PriorityMessagePump
             {
                 _settling--;
             }
+
             SignalCapacityLocked();
+            AssertInvariantsLocked();
         }
 
         if (removed)

@@ -198,6 +198,8 @@ public sealed partial class PriorityMessagePump
                 _settling++;
                 SignalCapacityLocked();
             }
+
+            AssertInvariantsLocked();
         }
     }
 
@@ -237,6 +239,7 @@ public sealed partial class PriorityMessagePump
                 Volatile.Write(ref _peakInFlight, _inFlight.Count);
             }
 
+            AssertInvariantsLocked();
         }
 
         Keeper.Schedule(context.Lease);

@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 
@@ -21,6 +22,7 @@ namespace PriorityAsync.MessagePump;
 /// <see cref="PriorityTaskScheduler"/>. The pump does not use <c>ConfigureAwait(false)</c>: its continuations stay in their lanes.
 /// </para>
 /// </remarks>
+[DebuggerDisplay("{ToString(),nq}: {_state}, {_inFlight.Count} in flight ({_settling} settling), peak {_peakInFlight}")]
 public sealed partial class PriorityMessagePump : IAsyncDisposable
 {
     private readonly IMessageSource _source;
@@ -205,4 +207,21 @@ public sealed partial class PriorityMessagePump : IAsyncDisposable
 
     /// <inheritdoc />
     public override string ToString() => $"{nameof(PriorityMessagePump)} '{Name}'";
+
+    /// <summary>
+    /// Checks, in Debug builds, that the pump's books agree (call under <see cref="_gate"/>, after a change): the
+    /// messages whose settlement freed their slot are some of those in flight, and only when
+    /// <see cref="MessagePumpOptions.ReceiveDuringSettlement"/> lets them; the peak covers the present; the stop waits
+    /// on a receive call only while one is under way.
+    /// </summary>
+    [Conditional("DEBUG")]
+    private void AssertInvariantsLocked()
+    {
+        Debug.Assert(_gate.IsHeldByCurrentThread, "The pump's books are read under its lock.");
+        Debug.Assert(_settling >= 0 && _settling <= _inFlight.Count, $"{_settling} settling of {_inFlight.Count} in flight.");
+        Debug.Assert(_settling == 0 || _options.ReceiveDuringSettlement, "A settlement freed a slot although ReceiveDuringSettlement is off.");
+        Debug.Assert(_settling == _inFlight.Count(static c => c.IsSettling), "The settling count differs from the contexts marked settling.");
+        Debug.Assert(_peakInFlight >= _inFlight.Count, $"Peak {_peakInFlight} under the {_inFlight.Count} in flight.");
+        Debug.Assert(_receiveCallEnded is null || _receiveCallUnderWay, "The stop waits on a receive call that is not under way.");
+    }
 }

@@ -26,7 +26,7 @@ public class MultiThreadPumpTests
             queue,
             async (context, cancellationToken) =>
             {
-                if (PriorityScheduler.CurrentLane != context.ProcessingLane)
+                if (PriorityScheduler.CurrentLane != scheduler.GetLane(LanePriority.Processing))
                 {
                     Interlocked.Increment(ref wrongLane);
                 }
@@ -34,7 +34,7 @@ public class MultiThreadPumpTests
                 Thread.SpinWait(1000);
                 await PriorityScheduler.YieldIfNeeded();
                 await Task.Yield();
-                if (PriorityScheduler.CurrentLane != context.ProcessingLane)
+                if (PriorityScheduler.CurrentLane != scheduler.GetLane(LanePriority.Processing))
                 {
                     Interlocked.Increment(ref wrongLane);
                 }

@@ -32,7 +32,7 @@ public class SingleThreadLeaseTests(ITestOutputHelper output)
                 spy,
                 async (context, cancellationToken) =>
                 {
-                    PriorityScheduler.CurrentLane.Should().BeSameAs(context.ProcessingLane);
+                    PriorityScheduler.CurrentLane.Should().BeSameAs(scheduler.GetLane(LanePriority.Processing));
                     await work.RunAsync(context.TimeProvider, cancellationToken);
                     handled.AddOrUpdate(context.Message.MessageId, 1, (_, n) => n + 1);
                 },
