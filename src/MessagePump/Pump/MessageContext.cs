@@ -58,6 +58,9 @@ public sealed partial class MessageContext
         }
     }
 
+    /// <summary>Gets the pump's lease lane (a context of a pump only): the processor-shaped API renews from the handler there.</summary>
+    internal Lane LeaseLane => Pump.LeaseLane;
+
     /// <summary>Gets the pump that owns this context (a context of a pump only).</summary>
     private PriorityMessagePump Pump
     {
