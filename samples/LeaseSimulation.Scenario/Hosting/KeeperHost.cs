@@ -16,18 +16,19 @@ public static class KeeperHost
     public static PriorityTaskScheduler CreateScheduler() =>
         new(new PriorityTaskSchedulerOptions { Name = "lease keeper", WorkerCount = 1, Mode = PriorityWorkerMode.DedicatedThreads });
 
-    /// <summary>Creates the keeper of <paramref name="run"/>: its renewal buffer is the lease less the renew interval, as the pump's rows.</summary>
-    /// <param name="run">The run.</param>
+    /// <summary>
+    /// Creates the keeper of <paramref name="run"/> as docs/keep-your-servicebusprocessor.md tells users to
+    /// (<c>new LeaseKeeper(scheduler)</c>: the default renewal rule, min(half the lock left, 10 s)). Not the pump rows'
+    /// renewal buffer (lease less renew interval): the Service Bus adapter tells the keeper the lock left at
+    /// <c>Keep</c> as the lock duration, and a keeper whose buffer is not below it refuses that hint and keeps the
+    /// message without pipelining, each renewal waiting for the last one's answer — on the starved pool, for a pool thread.
+    /// </summary>
+    /// <param name="run">The run (its keeper is named after the simulation).</param>
     /// <param name="scheduler">The keeper's scheduler.</param>
     /// <returns>The keeper; the caller disposes it.</returns>
     public static LeaseKeeper CreateKeeper(ScenarioRun run, PriorityScheduler scheduler)
     {
         ArgumentNullException.ThrowIfNull(run);
-        var settings = run.Settings;
-        return new LeaseKeeper(scheduler, new LeaseKeeperOptions
-        {
-            Name = "lease-simulation-keeper",
-            LockRenewalBuffer = (settings.LeaseDuration - settings.RenewInterval) * settings.TimeScale,
-        });
+        return new LeaseKeeper(scheduler, new LeaseKeeperOptions { Name = "lease-simulation-keeper" });
     }
 }
