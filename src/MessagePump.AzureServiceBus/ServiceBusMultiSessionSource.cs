@@ -113,8 +113,11 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
                     return received;
                 }
 
+                // A held session whose message is out (its handler runs, or its complete is being answered) is waited
+                // for, not given up on: returning empty here would send the pump into its empty-receive delay while
+                // that message settles, once per message (the session throughput's cost); the wake ends the wait.
                 var left = deadline - _clock.GetUtcNow();
-                if (left <= TimeSpan.Zero || waitOn.Count == 0 && _accepting is null)
+                if (left <= TimeSpan.Zero || waitOn.Count == 0 && _accepting is null && !AnyMessageOut())
                 {
                     return failure is null ? received : throw failure;
                 }
@@ -177,6 +180,15 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
         lock (_sessions)
         {
             return _sessions.Count;
+        }
+    }
+
+    /// <summary>Whether a held session has a message out whose settlement will wake this source.</summary>
+    private bool AnyMessageOut()
+    {
+        lock (_sessions)
+        {
+            return _sessions.Exists(s => s.HasMessageOut && !s.IsSessionLost);
         }
     }
 
