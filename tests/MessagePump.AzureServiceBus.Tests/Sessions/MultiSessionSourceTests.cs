@@ -33,6 +33,8 @@ public sealed class MultiSessionSourceTests
         next.IsCompleted.Should().BeFalse("the held session's message is out: its settlement is waited for, not answered with nothing");
         await first.CompleteAsync();
 
-        (await next).Should().ContainSingle().Which.MessageId.Should().Be("m1");
+        var second = (await next).Should().ContainSingle().Subject;
+        second.MessageId.Should().Be("m1");
+        await second.CompleteAsync(); // settled: the session is free for the other tests of this process
     }
 }
