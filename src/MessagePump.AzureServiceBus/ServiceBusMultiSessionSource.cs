@@ -426,31 +426,11 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
         if (session.PendingReceive is { } pending)
         {
             session.PendingReceive = null;
-
-            // A message it brings is never handed out: it ends its occupancy of the session in this process at once
-            // (SessionHandlers), or a later acceptance of the session, by any source of this process, would wait for a
-            // handler that never runs.
-            var sessionLock = session.Lock;
-            _ = pending.ContinueWith(
-                t =>
-                {
-                    if (!t.IsCompletedSuccessfully)
-                    {
-                        _ = t.Exception;
-                        return;
-                    }
-
-#pragma warning disable VSTHRD002 // the receive has completed (IsCompletedSuccessfully): nothing waits
-                    foreach (var message in t.Result)
-#pragma warning restore VSTHRD002
-                    {
-                        sessionLock.Ended((ServiceBusLeasedMessage)message);
-                    }
-                },
-                CancellationToken.None,
-                TaskContinuationOptions.ExecuteSynchronously,
-                TaskScheduler.Default);
             await ((Task)pending).WaitAsync(_options.MaxWaitTime, _clock).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
+            if (!pending.IsCompleted)
+            {
+                _ = pending.ContinueWith(static t => _ = t.Exception, CancellationToken.None, TaskContinuationOptions.OnlyOnFaulted | TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
+            }
         }
     }
 

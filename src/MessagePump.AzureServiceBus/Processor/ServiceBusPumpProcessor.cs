@@ -21,7 +21,7 @@ namespace PriorityAsync.MessagePump.AzureServiceBus;
 /// <para>
 /// <see cref="StopProcessingAsync"/> has the pump's stop semantics: running handlers finish within
 /// <see cref="ServiceBusPumpProcessorOptions.ShutdownTimeout"/>, then their tokens are canceled and their messages
-/// abandoned: nothing stays locked. Sessions are not handled here; use <see cref="ServiceBusTransport.OpenSessionsAsync"/>.
+/// abandoned: nothing stays locked. Sessions are not handled here; use <see cref="ServiceBusPumpSessionProcessor"/>.
 /// </para>
 /// </remarks>
 public sealed partial class ServiceBusPumpProcessor : IAsyncDisposable
