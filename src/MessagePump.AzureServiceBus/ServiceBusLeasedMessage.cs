@@ -50,6 +50,9 @@ public sealed class ServiceBusLeasedMessage : ILeasedMessage, IPumpRoutedMessage
     /// <summary>Gets the SDK's message, with every property the broker sent.</summary>
     public ServiceBusReceivedMessage Message { get; }
 
+    /// <summary>The lock of the session acceptance the message came with; <see langword="null"/> for a message without a session receiver.</summary>
+    internal SessionLock? SessionLock => _session;
+
     /// <summary>Gets the entity the message was received from.</summary>
     internal ServiceBusEntity Entity { get; }
 

@@ -20,8 +20,10 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
     private readonly SemaphoreSlim _receiving = new(1, 1);
     private readonly TimeProvider _clock;
     private TaskCompletionSource _wake = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private readonly List<Task> _closing = [];
     private Task<ServiceBusSessionMessageSource?>? _accepting;
     private int _next;
+    private int _nextSessionId;
     private long _sessionsLost;
     private bool _disposed;
 
@@ -43,6 +45,32 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
 
     /// <summary>Gets the entity's lock duration (the session lock's): read from the entity, or the option; <see langword="null"/> when neither was available.</summary>
     public TimeSpan? LockDuration { get; }
+
+    /// <summary>
+    /// The only sessions to accept (<see cref="ServiceBusPumpSessionProcessorOptions.SessionIds"/>), each by its id in
+    /// turn; <see langword="null"/> or empty: the next session with messages. Set before the first receive.
+    /// </summary>
+    internal IReadOnlyList<string>? SessionIds { get; set; }
+
+    /// <summary>
+    /// How long a held session's receive waits for its next message before the session is closed
+    /// (<see cref="ServiceBusPumpSessionProcessorOptions.SessionIdleTimeout"/>); <see langword="null"/>:
+    /// <see cref="ServiceBusSourceOptions.MaxWaitTime"/>. Set before the first receive.
+    /// </summary>
+    internal TimeSpan? SessionIdleTimeout { get; set; }
+
+    /// <summary>
+    /// Awaited for each accepted session before it is received from (its first message comes after it); a session
+    /// whose call throws is closed without <see cref="SessionClosing"/>. Set before the first receive.
+    /// </summary>
+    internal Func<ServiceBusSessionMessageSource, Task>? SessionOpening { get; set; }
+
+    /// <summary>
+    /// Awaited for each session that was opened, once, before its receiver closes (the session still held, its state
+    /// readable); with it set, sessions are closed beside the receives, so a call that waits for a handler holds up no
+    /// other session. Set before the first receive.
+    /// </summary>
+    internal Func<ServiceBusSessionMessageSource, Task>? SessionClosing { get; set; }
 
     /// <summary>Gets how many held sessions were dropped because their lock was lost or expired (each is accepted again later, by this or another consumer).</summary>
     internal long SessionsLost => Interlocked.Read(ref _sessionsLost);
@@ -113,8 +141,11 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
                     return received;
                 }
 
+                // A held session whose message is out (its handler runs, or its complete is being answered) is waited
+                // for, not given up on: returning empty here would send the pump into its empty-receive delay while
+                // that message settles, once per message (the session throughput's cost); the wake ends the wait.
                 var left = deadline - _clock.GetUtcNow();
-                if (left <= TimeSpan.Zero || waitOn.Count == 0 && _accepting is null)
+                if (left <= TimeSpan.Zero || waitOn.Count == 0 && _accepting is null && !AnyMessageOut())
                 {
                     return failure is null ? received : throw failure;
                 }
@@ -156,6 +187,14 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
             await CloseAsync(session).ConfigureAwait(false);
         }
 
+        Task[] closing;
+        lock (_closing)
+        {
+            closing = [.. _closing];
+        }
+
+        await Task.WhenAll(closing).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
+
         if (_accepting is { } accepting)
         {
             _accepting = null;
@@ -177,6 +216,15 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
         lock (_sessions)
         {
             return _sessions.Count;
+        }
+    }
+
+    /// <summary>Whether a held session has a message out whose settlement will wake this source.</summary>
+    private bool AnyMessageOut()
+    {
+        lock (_sessions)
+        {
+            return _sessions.Exists(s => s.HasMessageOut && !s.IsSessionLost);
         }
     }
 
@@ -210,7 +258,7 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
     /// <summary>Starts accepting the next session when fewer than <see cref="MaxConcurrentSessions"/> are held and no accept is under way.</summary>
     private void StartAccept()
     {
-        if (_accepting is null && Count() < MaxConcurrentSessions)
+        if (_accepting is null && Count() < MaxConcurrentSessions && !EverySessionIdHeld())
         {
             _accepting = AcceptNextAsync();
         }
@@ -236,9 +284,9 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
         for (var i = 0; i < held.Length; i++)
         {
             var session = held[(_next + i) % held.Length];
-            if (session.PendingReceive is null && !session.HasMessageOut && !session.IsSessionLost && received.Count < maxMessages)
+            if (session.PendingReceive is null && !session.HasMessageOut && !session.IsSessionLost && !session.Lock.ReleaseRequested && received.Count < maxMessages)
             {
-                session.PendingReceive = session.ReceiveNextAsync(TimeSpan.Zero, CancellationToken.None);
+                session.PendingReceive = session.ReceiveNextAsync(TimeSpan.Zero, CancellationToken.None, SessionIdleTimeout);
             }
 
             if (session.PendingReceive is { } pending)
@@ -315,7 +363,19 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
                 _sessions.Remove(session);
             }
 
-            await CloseAsync(session).ConfigureAwait(false);
+            if (SessionClosing is null)
+            {
+                await CloseAsync(session).ConfigureAwait(false);
+                continue;
+            }
+
+            // Beside the receives: the closing call may wait for the session's last handler.
+            var closing = CloseAsync(session);
+            lock (_closing)
+            {
+                _closing.RemoveAll(t => t.IsCompleted);
+                _closing.Add(closing);
+            }
         }
     }
 
@@ -357,6 +417,11 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
     private async Task CloseAsync(ServiceBusSessionMessageSource session)
     {
         session.Lock.Idle = null;
+        if (SessionClosing is { } closing)
+        {
+            await closing(session).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
+        }
+
         await session.DisposeAsync().ConfigureAwait(false);
         if (session.PendingReceive is { } pending)
         {
@@ -371,14 +436,79 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
 
     private async Task<ServiceBusSessionMessageSource?> AcceptNextAsync()
     {
-        using var bounded = new CancellationTokenSource(_options.MaxWaitTime, _clock);
-        try
+        var sessionId = NextSessionId();
+        if (sessionId is null && SessionIds is { Count: > 0 })
         {
-            return await _transport.AcceptCoreAsync(Entity, sessionId: null, LockDuration, _options, bounded.Token).ConfigureAwait(false);
+            return null; // every session named is held (checked before the accept began; one accept at a time)
         }
-        catch (Exception ex) when (ex is OperationCanceledException || (ex is TransientTransportException && ServiceBusErrors.IsNoSessionAvailable(ex.InnerException)))
+
+        ServiceBusSessionMessageSource session;
+        using (var bounded = new CancellationTokenSource(_options.MaxWaitTime, _clock))
         {
-            return null; // no session has messages now
+            try
+            {
+                session = await _transport.AcceptCoreAsync(Entity, sessionId, LockDuration, _options, bounded.Token).ConfigureAwait(false);
+            }
+            catch (Exception ex) when (ex is OperationCanceledException || (ex is TransientTransportException && ServiceBusErrors.IsNoSessionAvailable(ex.InnerException)))
+            {
+                return null; // no session has messages now
+            }
+            catch (TransientTransportException) when (sessionId is not null)
+            {
+                // The session asked for is held by another receiver (or was just released by this one): the next id's turn.
+                await Task.Delay(_options.MaxWaitTime, _clock).ConfigureAwait(false);
+                return null;
+            }
         }
+
+        if (SessionOpening is { } opening)
+        {
+            try
+            {
+                await opening(session).ConfigureAwait(false);
+            }
+            catch (Exception)
+            {
+                // Reported by the caller's hook; the session is released without having been opened.
+                await session.DisposeAsync().ConfigureAwait(false);
+                return null;
+            }
+        }
+
+        return session;
+    }
+
+    /// <summary>Whether there is a <see cref="SessionIds"/> filter and every session it names is held (nothing more to accept).</summary>
+    private bool EverySessionIdHeld()
+    {
+        if (SessionIds is not { Count: > 0 } ids)
+        {
+            return false;
+        }
+
+        var held = ActiveSessions;
+        return ids.All(id => held.Contains(id, StringComparer.Ordinal));
+    }
+
+    /// <summary>The next of <see cref="SessionIds"/> that is not held, in turn; <see langword="null"/> without a filter (the next session with messages).</summary>
+    private string? NextSessionId()
+    {
+        if (SessionIds is not { Count: > 0 } ids)
+        {
+            return null;
+        }
+
+        var held = ActiveSessions;
+        for (var i = 0; i < ids.Count; i++)
+        {
+            var id = ids[(_nextSessionId + i) % ids.Count];
+            if (!held.Contains(id, StringComparer.Ordinal))
+            {
+                _nextSessionId = (_nextSessionId + i + 1) % ids.Count;
+                return id;
+            }
+        }
+
+        return null;
     }
 }

@@ -159,9 +159,9 @@ public sealed class ServiceBusSessionMessageSource : IMessageSource, IAsyncDispo
 
     /// <summary>
     /// The session's next message, waiting up to <paramref name="waitForPrevious"/> for the previous one to be settled
-    /// (zero: do not wait), then up to <see cref="ServiceBusSourceOptions.MaxWaitTime"/> for a message.
+    /// (zero: do not wait), then up to <paramref name="receiveWait"/> (by default <see cref="ServiceBusSourceOptions.MaxWaitTime"/>) for a message.
     /// </summary>
-    internal async Task<IReadOnlyList<ILeasedMessage>> ReceiveNextAsync(TimeSpan waitForPrevious, CancellationToken cancellationToken)
+    internal async Task<IReadOnlyList<ILeasedMessage>> ReceiveNextAsync(TimeSpan waitForPrevious, CancellationToken cancellationToken, TimeSpan? receiveWait = null)
     {
         var fault = _fault;
         if (fault is not null)
@@ -184,7 +184,7 @@ public sealed class ServiceBusSessionMessageSource : IMessageSource, IAsyncDispo
         var managementLinkOpened = _managementLink.OpenAsync(); // alongside the first receive; see ManagementLink
         try
         {
-            received = await _receiver.ReceiveMessagesAsync(1, _options.MaxWaitTime, CancellationToken.None).ConfigureAwait(false);
+            received = await _receiver.ReceiveMessagesAsync(1, receiveWait ?? _options.MaxWaitTime, CancellationToken.None).ConfigureAwait(false);
         }
         catch (Exception ex) when (ServiceBusErrors.TranslateReceive(ex, Entity, sessions: true, CancellationToken.None) is { } translated)
         {

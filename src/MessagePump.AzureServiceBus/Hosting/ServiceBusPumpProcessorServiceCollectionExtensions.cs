@@ -4,7 +4,7 @@ using PriorityAsync.MessagePump.AzureServiceBus;
 
 namespace Microsoft.Extensions.DependencyInjection;
 
-/// <summary>Registers hosted <see cref="ServiceBusPumpProcessor"/>s: the processor's shape, run by the generic host.</summary>
+/// <summary>Registers hosted <see cref="ServiceBusPumpProcessor"/>s and <see cref="ServiceBusPumpSessionProcessor"/>s: the processors' shape, run by the generic host.</summary>
 public static class ServiceBusPumpProcessorServiceCollectionExtensions
 {
     /// <summary>
@@ -35,28 +35,58 @@ public static class ServiceBusPumpProcessorServiceCollectionExtensions
         ArgumentNullException.ThrowIfNull(services);
         ArgumentNullException.ThrowIfNull(create);
         ArgumentNullException.ThrowIfNull(configure);
-        return services.AddSingleton<IHostedService>(provider => new HostedProcessor(provider, create, configure));
+        return services.AddSingleton<IHostedService>(provider => new HostedProcessor<ServiceBusPumpProcessor>(
+            provider, create, configure, nameof(AddServiceBusPumpProcessor), (p, ct) => p.StartProcessingAsync(ct), (p, ct) => p.StopProcessingAsync(ct)));
     }
 
-    /// <summary>Runs one processor for the host's lifetime.</summary>
-    private sealed class HostedProcessor(
-        IServiceProvider provider,
-        Func<IServiceProvider, ServiceBusPumpProcessor> create,
-        Action<IServiceProvider, ServiceBusPumpProcessor> configure) : IHostedService, IAsyncDisposable
+    /// <summary>
+    /// Registers a hosted <see cref="ServiceBusPumpSessionProcessor"/>, as <see cref="AddServiceBusPumpProcessor"/> does a
+    /// <see cref="ServiceBusPumpProcessor"/>: created with <paramref name="create"/> when the host starts (bind its
+    /// options from configuration there), its handlers attached by <paramref name="configure"/>
+    /// (<see cref="ServiceBusPumpSessionProcessor.ProcessMessageAsync"/> and <see cref="ServiceBusPumpSessionProcessor.ProcessErrorAsync"/>
+    /// required, the session events optional), started with the host, stopped with it (the held sessions closed, their
+    /// closing events raised) and then disposed. Call once per processor.
+    /// </summary>
+    /// <param name="services">The service collection.</param>
+    /// <param name="create">Creates the processor, e.g. <c>provider => provider.GetRequiredService&lt;ServiceBusClient&gt;().CreatePumpSessionProcessor("orders", options)</c>.</param>
+    /// <param name="configure">Attaches the processor's handlers; it must set the message and error handlers before the processor starts.</param>
+    /// <returns>The service collection.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="services"/>, <paramref name="create"/> or <paramref name="configure"/> is null.</exception>
+    public static IServiceCollection AddServiceBusPumpSessionProcessor(
+        this IServiceCollection services,
+        Func<IServiceProvider, ServiceBusPumpSessionProcessor> create,
+        Action<IServiceProvider, ServiceBusPumpSessionProcessor> configure)
     {
-        private ServiceBusPumpProcessor? _processor;
+        ArgumentNullException.ThrowIfNull(services);
+        ArgumentNullException.ThrowIfNull(create);
+        ArgumentNullException.ThrowIfNull(configure);
+        return services.AddSingleton<IHostedService>(provider => new HostedProcessor<ServiceBusPumpSessionProcessor>(
+            provider, create, configure, nameof(AddServiceBusPumpSessionProcessor), (p, ct) => p.StartProcessingAsync(ct), (p, ct) => p.StopProcessingAsync(ct)));
+    }
+
+    /// <summary>Runs one processor (of either shape) for the host's lifetime.</summary>
+    private sealed class HostedProcessor<TProcessor>(
+        IServiceProvider provider,
+        Func<IServiceProvider, TProcessor> create,
+        Action<IServiceProvider, TProcessor> configure,
+        string registration,
+        Func<TProcessor, CancellationToken, Task> start,
+        Func<TProcessor, CancellationToken, Task> stop) : IHostedService, IAsyncDisposable
+        where TProcessor : class, IAsyncDisposable
+    {
+        private TProcessor? _processor;
 
         public async Task StartAsync(CancellationToken cancellationToken)
         {
             var processor = create(provider)
-                ?? throw new InvalidOperationException("AddServiceBusPumpProcessor: the create delegate returned null; it must return the processor to host.");
+                ?? throw new InvalidOperationException($"{registration}: the create delegate returned null; it must return the processor to host.");
             _processor = processor;
             configure(provider, processor);
-            await processor.StartProcessingAsync(cancellationToken).ConfigureAwait(false);
+            await start(processor, cancellationToken).ConfigureAwait(false);
         }
 
         public Task StopAsync(CancellationToken cancellationToken) =>
-            _processor is { } processor ? processor.StopProcessingAsync(cancellationToken) : Task.CompletedTask;
+            _processor is { } processor ? stop(processor, cancellationToken) : Task.CompletedTask;
 
         public ValueTask DisposeAsync()
         {

@@ -22,6 +22,7 @@ internal sealed class SessionLock : IDisposable
     private ServiceBusLeasedMessage? _current;
     private TaskCompletionSource? _currentDone;
     private Exception? _lost;
+    private volatile bool _releaseRequested;
 
     public SessionLock(ServiceBusSessionReceiver receiver, ServiceBusEntity entity)
     {
@@ -43,6 +44,16 @@ internal sealed class SessionLock : IDisposable
     public DateTimeOffset LockedUntil => new(Volatile.Read(ref _lockedUntilTicks), TimeSpan.Zero);
 
     public bool IsLost => Volatile.Read(ref _lost) is not null;
+
+    /// <summary>Whether the session is to be closed once its message out is settled (<see cref="RequestRelease"/>): no further message is received.</summary>
+    public bool ReleaseRequested => _releaseRequested;
+
+    /// <summary>Asks the multi-session source to close the session once its message out is settled (a session processor's <c>ReleaseSession</c>).</summary>
+    public void RequestRelease()
+    {
+        _releaseRequested = true;
+        Idle?.Invoke(); // the source looks again: a session with nothing out is closed at once
+    }
 
     public bool HasCurrent
     {

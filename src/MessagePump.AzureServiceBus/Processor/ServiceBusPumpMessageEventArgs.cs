@@ -12,8 +12,10 @@ namespace PriorityAsync.MessagePump.AzureServiceBus;
 /// A deferred message (<see cref="DeferMessageAsync"/>) is counted by the pump as deferred
 /// (<see cref="MessagePumpStatistics.Deferred"/>); receive it again with
 /// <see cref="ServiceBusPumpProcessor.ProcessDeferredMessagesAsync"/>, which hands it to the handler like any other.
+/// A <see cref="ServiceBusPumpSessionProcessor"/>'s handler gets the derived <see cref="ServiceBusPumpSessionMessageEventArgs"/>
+/// (the same calls, and the session's); no other type derives from it (its constructor is internal).
 /// </remarks>
-public sealed class ServiceBusPumpMessageEventArgs : EventArgs
+public class ServiceBusPumpMessageEventArgs : EventArgs
 {
     private readonly ServiceBusLeasedMessage _leased;
     private readonly string _entityPath;

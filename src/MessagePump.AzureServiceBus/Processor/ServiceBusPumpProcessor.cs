@@ -21,7 +21,7 @@ namespace PriorityAsync.MessagePump.AzureServiceBus;
 /// <para>
 /// <see cref="StopProcessingAsync"/> has the pump's stop semantics: running handlers finish within
 /// <see cref="ServiceBusPumpProcessorOptions.ShutdownTimeout"/>, then their tokens are canceled and their messages
-/// abandoned: nothing stays locked. Sessions are not handled here; use <see cref="ServiceBusTransport.OpenSessionsAsync"/>.
+/// abandoned: nothing stays locked. Sessions are not handled here; use <see cref="ServiceBusPumpSessionProcessor"/>.
 /// </para>
 /// </remarks>
 public sealed partial class ServiceBusPumpProcessor : IAsyncDisposable
@@ -31,6 +31,7 @@ public sealed partial class ServiceBusPumpProcessor : IAsyncDisposable
     private readonly ServiceBusEntity _entity;
     private readonly ServiceBusPumpProcessorOptions _options;
     private readonly ILogger _logger;
+    private readonly ProcessorHandler _handling;
     private readonly SemaphoreSlim _lifecycle = new(1, 1);
     private readonly Lock _handlersGate = new();
     private Func<ServiceBusPumpMessageEventArgs, Task>? _processMessage;
@@ -89,6 +90,7 @@ public sealed partial class ServiceBusPumpProcessor : IAsyncDisposable
 
         _options = options;
         _logger = options.Logger ?? NullLogger.Instance;
+        _handling = new ProcessorHandler(EntityPath, FullyQualifiedNamespace, options.Identifier, options.AutoCompleteMessages, options.MaxAutoLockRenewalDuration, _logger);
     }
 
     /// <summary>
@@ -198,44 +200,19 @@ public sealed partial class ServiceBusPumpProcessor : IAsyncDisposable
     public override string ToString() => $"ServiceBusPumpProcessor '{Identifier}' of the {_entity}";
 
     private void SetHandler<T>(ref T? field, T value, string name)
-        where T : Delegate
-    {
-        ArgumentNullException.ThrowIfNull(value, name);
-        lock (_handlersGate)
-        {
-            ThrowIfProcessing(name);
-            if (field is not null)
-            {
-                throw new NotSupportedException($"ServiceBusPumpProcessor.{name} already has a handler; remove it first (one handler per event, as ServiceBusProcessor).");
-            }
-
-            field = value;
-        }
-    }
+        where T : Delegate =>
+        ProcessorEvents.Set(_handlersGate, ref field, value, nameof(ServiceBusPumpProcessor), name, () => IsProcessing);
 
     private void RemoveHandler<T>(ref T? field, T value, string name)
-        where T : Delegate
-    {
-        ArgumentNullException.ThrowIfNull(value, name);
-        lock (_handlersGate)
-        {
-            ThrowIfProcessing(name);
-            if (!Equals(field, value))
-            {
-                throw new NotSupportedException($"The handler given is not the one ServiceBusPumpProcessor.{name} has.");
-            }
+        where T : Delegate =>
+        ProcessorEvents.Remove(_handlersGate, ref field, value, nameof(ServiceBusPumpProcessor), name, () => IsProcessing);
 
-            field = null;
-        }
-    }
+    /// <summary>The pump's handler: the shared handling (<see cref="ProcessorHandler"/>) with this processor's arguments.</summary>
+    private Task HandleAsync(MessageContext context, Func<ServiceBusPumpMessageEventArgs, Task> process, Func<ProcessErrorEventArgs, Task> error) =>
+        _handling.HandleAsync(context, (leased, token) => new ServiceBusPumpMessageEventArgs(context, leased, EntityPath, FullyQualifiedNamespace, token), process, error);
 
-    private void ThrowIfProcessing(string name)
-    {
-        if (IsProcessing)
-        {
-            throw new InvalidOperationException($"ServiceBusPumpProcessor.{name} cannot change while the processor is processing; stop it first.");
-        }
-    }
+    private Task ReportAsync(Func<ProcessErrorEventArgs, Task> error, Exception exception, ServiceBusErrorSource errorSource) =>
+        _handling.ReportAsync(error, exception, errorSource);
 
     /// <summary>One run, from start to stop: the pump runs once, so a restart makes a new one.</summary>
     private sealed record ProcessorRun(ServiceBusMessageSource Source, PriorityMessagePump Pump);

@@ -3,21 +3,51 @@ using Microsoft.Extensions.Logging;
 
 namespace PriorityAsync.MessagePump.AzureServiceBus;
 
-public sealed partial class ServiceBusPumpProcessor
+/// <summary>
+/// The handling both processor shapes share (<see cref="ServiceBusPumpProcessor"/>, <see cref="ServiceBusPumpSessionProcessor"/>):
+/// runs the user's handler in the processing lane, reports what went wrong to the error handler, and settles what the
+/// handler left unsettled (complete, or abandon after a failure or without auto-complete) in the lease lane.
+/// Continuations stay in the lane (no <c>ConfigureAwait(false)</c>), as the pump's own.
+/// </summary>
+internal sealed class ProcessorHandler
 {
+    private readonly bool _autoComplete;
+    private readonly TimeSpan _maxAutoLockRenewalDuration;
+    private readonly ILogger _logger;
+
+    public ProcessorHandler(string entityPath, string fullyQualifiedNamespace, string identifier, bool autoComplete, TimeSpan maxAutoLockRenewalDuration, ILogger logger)
+    {
+        EntityPath = entityPath;
+        FullyQualifiedNamespace = fullyQualifiedNamespace;
+        Identifier = identifier;
+        _autoComplete = autoComplete;
+        _maxAutoLockRenewalDuration = maxAutoLockRenewalDuration;
+        _logger = logger;
+    }
+
+    public string EntityPath { get; }
+
+    public string FullyQualifiedNamespace { get; }
+
+    public string Identifier { get; }
+
     /// <summary>
-    /// The pump's handler: runs the user's handler in the processing lane, reports what went wrong, and settles what
-    /// the handler left unsettled (complete, or abandon after a failure or without auto-complete) in the lease lane.
-    /// Continuations stay in the lane (no <c>ConfigureAwait(false)</c>), as the pump's own.
+    /// Handles one message: <paramref name="createArgs"/> makes the handler's arguments from the context, the message and
+    /// the handler's token (the pump's, also canceled at <c>MaxAutoLockRenewalDuration</c>).
     /// </summary>
-    private async Task HandleAsync(MessageContext context, Func<ServiceBusPumpMessageEventArgs, Task> process, Func<ProcessErrorEventArgs, Task> error)
+    public async Task HandleAsync<TArgs>(
+        MessageContext context,
+        Func<ServiceBusLeasedMessage, CancellationToken, TArgs> createArgs,
+        Func<TArgs, Task> process,
+        Func<ProcessErrorEventArgs, Task> error)
+        where TArgs : ServiceBusPumpMessageEventArgs
     {
         var leased = (ServiceBusLeasedMessage)context.Message;
-        using var limit = _options.MaxAutoLockRenewalDuration == Timeout.InfiniteTimeSpan
+        using var limit = _maxAutoLockRenewalDuration == Timeout.InfiniteTimeSpan
             ? null
-            : new CancellationTokenSource(_options.MaxAutoLockRenewalDuration, context.TimeProvider);
+            : new CancellationTokenSource(_maxAutoLockRenewalDuration, context.TimeProvider);
         using var linked = limit is null ? null : CancellationTokenSource.CreateLinkedTokenSource(context.CancellationToken, limit.Token);
-        var args = new ServiceBusPumpMessageEventArgs(context, leased, EntityPath, FullyQualifiedNamespace, linked?.Token ?? context.CancellationToken);
+        var args = createArgs(leased, linked?.Token ?? context.CancellationToken);
         Exception? failure = null;
         try
         {
@@ -55,7 +85,7 @@ public sealed partial class ServiceBusPumpProcessor
             return;
         }
 
-        var complete = failure is null && _options.AutoCompleteMessages;
+        var complete = failure is null && _autoComplete;
         try
         {
             await args.SettleAfterHandlerAsync(complete).ConfigureAwait(true);
@@ -63,6 +93,19 @@ public sealed partial class ServiceBusPumpProcessor
         catch (ServiceBusException ex)
         {
             await ReportAsync(error, ex, complete ? ServiceBusErrorSource.Complete : ServiceBusErrorSource.Abandon).ConfigureAwait(true);
+        }
+    }
+
+    /// <summary>Calls the error handler; an exception it throws is logged and goes no further.</summary>
+    public async Task ReportAsync(Func<ProcessErrorEventArgs, Task> error, Exception exception, ServiceBusErrorSource errorSource)
+    {
+        try
+        {
+            await error(new ProcessErrorEventArgs(exception, errorSource, FullyQualifiedNamespace, EntityPath, Identifier, CancellationToken.None)).ConfigureAwait(true);
+        }
+        catch (Exception ex)
+        {
+            ProcessorLog.ErrorHandlerFailed(_logger, ex, Identifier, errorSource);
         }
     }
 
@@ -78,18 +121,5 @@ public sealed partial class ServiceBusPumpProcessor
         }
 
         return false;
-    }
-
-    /// <summary>Calls the error handler; an exception it throws is logged and goes no further.</summary>
-    private async Task ReportAsync(Func<ProcessErrorEventArgs, Task> error, Exception exception, ServiceBusErrorSource errorSource)
-    {
-        try
-        {
-            await error(new ProcessErrorEventArgs(exception, errorSource, FullyQualifiedNamespace, EntityPath, Identifier, CancellationToken.None)).ConfigureAwait(true);
-        }
-        catch (Exception ex)
-        {
-            ProcessorLog.ErrorHandlerFailed(_logger, ex, Identifier, errorSource);
-        }
     }
 }

@@ -1,0 +1,394 @@
+using System.Collections.Concurrent;
+using System.Diagnostics;
+using System.Text;
+using Azure.Messaging.ServiceBus;
+using PriorityAsync.MessagePump.AzureServiceBus.Testing;
+using PriorityAsync.MessagePump.AzureServiceBus.Tests.Support;
+
+namespace PriorityAsync.MessagePump.AzureServiceBus.Tests.Processor;
+
+/// <summary>
+/// <see cref="ServiceBusPumpSessionProcessor"/> against the test broker (the real client): the session events around
+/// each acceptance, one handler per session at a time, release, idle timeout, the session id filter, session state, and
+/// the stop. The real clock: the tests assert orderings and what they measured themselves.
+/// </summary>
+[Collection(RealTimeCollection.Name)]
+public sealed class SessionProcessorTests
+{
+    private static readonly TimeSpan LockDuration = TimeSpan.FromSeconds(5);
+
+    [Fact]
+    public async Task Each_acceptance_is_initialized_before_its_first_message_and_closed_once_after_its_last_handler_and_no_session_is_in_two_handlers()
+    {
+        await using var sb = await SbHarness.StartAsync();
+        var queue = CreateQueue(sb);
+        Send(queue, ["a", "b", "c"], perSession: 4);
+        var log = new SessionLog();
+        await using var client = Client(sb);
+
+        // Two sessions at once for three sessions, and a short idle timeout: sessions are closed and accepted again.
+        await using var processor = client.CreatePumpSessionProcessor("orders", new ServiceBusPumpSessionProcessorOptions
+        {
+            MaxConcurrentSessions = 2,
+            SessionIdleTimeout = TimeSpan.FromMilliseconds(300),
+            ShutdownTimeout = TimeSpan.FromSeconds(10),
+        });
+        log.Attach(processor, async args => await Task.Delay(TimeSpan.FromMilliseconds(30), args.CancellationToken));
+        await processor.StartProcessingAsync();
+        await Bounded.UntilAsync(() => Task.FromResult(queue.CompletedCount == 12), SbHarness.HangBound, "twelve completions", TimeSpan.FromMilliseconds(20));
+        await processor.StopProcessingAsync();
+
+        log.Errors.Should().BeEmpty();
+        log.Overlaps.Should().BeEmpty("a session's messages are never in two handlers at once");
+        foreach (var session in new[] { "a", "b", "c" })
+        {
+            log.MessagesOf(session).Should().Equal(Enumerable.Range(0, 4).Select(i => $"{session}{i}"), "each session in order, each message once");
+            log.AssertAcceptancesWellFormed(session);
+        }
+
+        queue.LockedCount.Should().Be(0);
+    }
+
+    [Fact]
+    public async Task ReleaseSession_closes_the_session_after_the_current_handler_and_its_state_is_kept_for_the_next_handler_and_acceptance()
+    {
+        await using var sb = await SbHarness.StartAsync();
+        var queue = CreateQueue(sb);
+        Send(queue, ["s"], perSession: 3);
+        var log = new SessionLog();
+        var statesSeen = new ConcurrentQueue<string>();
+        await using var client = Client(sb);
+        await using var processor = client.CreatePumpSessionProcessor("orders", new ServiceBusPumpSessionProcessorOptions { MaxConcurrentSessions = 1, SessionIdleTimeout = TimeSpan.FromSeconds(30) });
+        log.Attach(processor, async args =>
+        {
+            var state = await args.GetSessionStateAsync();
+            statesSeen.Enqueue($"{args.Message.MessageId}:{Text(state)}");
+            await args.SetSessionStateAsync(BinaryData.FromString($"after-{args.Message.MessageId}"));
+            if (args.Message.MessageId == "s1")
+            {
+                args.ReleaseSession();
+            }
+        });
+
+        await processor.StartProcessingAsync();
+        await Bounded.UntilAsync(() => Task.FromResult(queue.CompletedCount == 3), SbHarness.HangBound, "three completions", TimeSpan.FromMilliseconds(20));
+        await processor.StopProcessingAsync();
+
+        log.Errors.Should().BeEmpty();
+        log.Overlaps.Should().BeEmpty();
+        log.AssertAcceptancesWellFormed("s");
+
+        // s0 and s1 under the first acceptance, closed after s1 (released: its idle timeout is far away), s2 under the next.
+        log.EventsOf("s").Should().Equal("init 1", "start s0", "end s0", "start s1", "end s1", "close 1", "init 2", "start s2", "end s2", "close 2");
+        statesSeen.Should().Equal("s0:-", "s1:after-s0", "s2:after-s1");
+        log.ClosingStates.Should().Contain("1:after-s1", "the closing handler reads the state before the session is released");
+        queue.LockedCount.Should().Be(0);
+    }
+
+    [Fact]
+    public async Task A_session_is_held_through_its_idle_timeout_and_closed_once_it_has_passed_without_a_message()
+    {
+        await using var sb = await SbHarness.StartAsync();
+        var queue = CreateQueue(sb);
+        Send(queue, ["s"], perSession: 1);
+        var log = new SessionLog();
+        var idleTimeout = TimeSpan.FromSeconds(4);
+        await using var client = Client(sb);
+        await using var processor = client.CreatePumpSessionProcessor("orders", new ServiceBusPumpSessionProcessorOptions { MaxConcurrentSessions = 1, SessionIdleTimeout = idleTimeout });
+        log.Attach(processor, _ => Task.CompletedTask);
+
+        await processor.StartProcessingAsync();
+        await Bounded.UntilAsync(() => Task.FromResult(queue.CompletedCount == 1), SbHarness.HangBound, "the first completion", TimeSpan.FromMilliseconds(20));
+
+        // Past the receive's own wait (2 s, the default idle timeout) and inside the idle timeout: the same acceptance
+        // takes the next message.
+        await Task.Delay(TimeSpan.FromSeconds(2.5));
+        log.EventsOf("s").Should().NotContain("close 1", "the session is held until its idle timeout has passed without a message");
+        queue.Send(Encoding.UTF8.GetBytes("late"), "late", sessionId: "s");
+        await Bounded.UntilAsync(() => Task.FromResult(log.EventsOf("s").Contains("close 1")), SbHarness.HangBound, "the idle session to close", TimeSpan.FromMilliseconds(20));
+        await processor.StopProcessingAsync();
+
+        log.Errors.Should().BeEmpty();
+        log.EventsOf("s").Should().Equal("init 1", "start s0", "end s0", "start late", "end late", "close 1");
+        log.IdleBeforeClose("s").Should().BeGreaterThanOrEqualTo(idleTimeout, "closed only after the idle timeout passed with no message");
+        queue.CompletionsOf("late").Should().Be(1);
+    }
+
+    [Fact]
+    public async Task With_session_ids_only_those_sessions_are_accepted()
+    {
+        await using var sb = await SbHarness.StartAsync();
+        var queue = CreateQueue(sb);
+        Send(queue, ["a", "b", "c"], perSession: 2);
+        var log = new SessionLog();
+        await using var client = Client(sb);
+        var options = new ServiceBusPumpSessionProcessorOptions { MaxConcurrentSessions = 3, SessionIdleTimeout = TimeSpan.FromMilliseconds(300) };
+        options.SessionIds.Add("b");
+        options.SessionIds.Add("c");
+        await using var processor = client.CreatePumpSessionProcessor("orders", options);
+        log.Attach(processor, _ => Task.CompletedTask);
+
+        await processor.StartProcessingAsync();
+        await Bounded.UntilAsync(() => Task.FromResult(queue.CompletedCount == 4), SbHarness.HangBound, "b's and c's completions", TimeSpan.FromMilliseconds(20));
+        await processor.StopProcessingAsync();
+
+        log.Errors.Should().BeEmpty();
+        log.Sessions.Should().BeEquivalentTo(["b", "c"]);
+        queue.CompletionsOf("a0").Should().Be(0);
+        queue.CompletionsOf("a1").Should().Be(0);
+        queue.ActiveCount.Should().Be(2, "a's two messages wait for another consumer");
+    }
+
+    [Fact]
+    public async Task A_stop_cancels_a_handler_still_running_at_the_shutdown_timeout_closes_its_session_after_it_and_leaves_nothing_locked()
+    {
+        await using var sb = await SbHarness.StartAsync();
+        var queue = CreateQueue(sb);
+        Send(queue, ["a", "b"], perSession: 2);
+        var log = new SessionLog();
+        var started = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        var canceled = 0;
+        await using var client = Client(sb);
+        await using var processor = client.CreatePumpSessionProcessor("orders", new ServiceBusPumpSessionProcessorOptions { MaxConcurrentSessions = 2, ShutdownTimeout = TimeSpan.FromMilliseconds(500) });
+        log.Attach(processor, async args =>
+        {
+            if (args.SessionId == "a")
+            {
+                started.TrySetResult();
+                try
+                {
+                    await Task.Delay(Timeout.InfiniteTimeSpan, args.CancellationToken);
+                }
+                catch (OperationCanceledException)
+                {
+                    Interlocked.Increment(ref canceled);
+                    throw;
+                }
+            }
+        });
+
+        await processor.StartProcessingAsync();
+        await started.Task.WaitAsync(SbHarness.HangBound);
+        var clock = Stopwatch.StartNew();
+        await processor.StopProcessingAsync();
+        var stopped = clock.Elapsed;
+
+        processor.IsProcessing.Should().BeFalse();
+        Volatile.Read(ref canceled).Should().Be(1, "the handler still running at the shutdown timeout has its token canceled");
+        log.EventsOf("a").Should().Equal("init 1", "start a0", "end a0", "close 1");
+        log.AssertAcceptancesWellFormed("a");
+        queue.LockedCount.Should().Be(0, "the running handler's message is abandoned and every session released");
+        queue.CompletionsOf("a0").Should().Be(0);
+        stopped.Should().BeGreaterThanOrEqualTo(TimeSpan.FromMilliseconds(500), "the running handler was given the shutdown timeout");
+    }
+
+    /// <summary>
+    /// A stop while the sessions still have messages: a receive the source had started on a held session may bring its
+    /// next message after the pump stopped taking them. That message never reaches a handler, so it must not stay
+    /// recorded as in a handler of this process, or the session's next acceptance (the restart) waits for ever.
+    /// </summary>
+    [Fact]
+    public async Task A_processor_stopped_while_its_sessions_have_messages_leaves_none_busy_and_takes_them_all_after_a_restart()
+    {
+        await using var sb = await SbHarness.StartAsync();
+        var queue = CreateQueue(sb);
+        string[] sessions = ["a", "b", "c"];
+        Send(queue, sessions, perSession: 20);
+        var log = new SessionLog();
+        await using var client = Client(sb);
+        await using var processor = client.CreatePumpSessionProcessor("orders", new ServiceBusPumpSessionProcessorOptions { MaxConcurrentSessions = 3 });
+        log.Attach(processor, _ => Task.Delay(TimeSpan.FromMilliseconds(10)));
+
+        await processor.StartProcessingAsync();
+        await Bounded.UntilAsync(() => Task.FromResult(queue.CompletedCount >= 9), SbHarness.HangBound, "nine completions", TimeSpan.FromMilliseconds(5));
+        await processor.StopProcessingAsync();
+
+        foreach (var session in sessions)
+        {
+            Internal.SessionHandlers.IsBusy(processor.FullyQualifiedNamespace, ServiceBusEntity.Queue("orders"), session, out _)
+                .Should().BeFalse($"no message of session {session} is in a handler once the processor has stopped");
+        }
+
+        await processor.StartProcessingAsync();
+        await Bounded.UntilAsync(() => Task.FromResult(queue.CompletedCount == 60), SbHarness.HangBound, "sixty completions", TimeSpan.FromMilliseconds(20));
+        await processor.StopProcessingAsync();
+
+        log.Overlaps.Should().BeEmpty();
+        queue.LockedCount.Should().Be(0);
+    }
+
+    [Fact]
+    public void MaxConcurrentCallsPerSession_other_than_one_is_refused_naming_the_option()
+    {
+        var options = new ServiceBusPumpSessionProcessorOptions { MaxConcurrentCallsPerSession = 2 };
+
+        var act = options.Validate;
+
+        act.Should().Throw<ArgumentOutOfRangeException>().Which.ParamName.Should().Be(nameof(ServiceBusPumpSessionProcessorOptions.MaxConcurrentCallsPerSession));
+    }
+
+    private static string Text(BinaryData? state) => state is null || state.ToMemory().IsEmpty ? "-" : state.ToString();
+
+    private static ServiceBusTestQueue CreateQueue(SbHarness sb) =>
+        sb.Broker.CreateQueue("orders", new ServiceBusTestEntityOptions { LockDuration = LockDuration, RequiresSession = true, MaxDeliveryCount = 10 });
+
+    private static ServiceBusClient Client(SbHarness sb) => new(sb.Broker.ConnectionString, TestBrokerHarness<TimeProvider>.ClientOptions());
+
+    private static void Send(ServiceBusTestQueue queue, string[] sessions, int perSession)
+    {
+        for (var i = 0; i < perSession; i++)
+        {
+            foreach (var session in sessions)
+            {
+                queue.Send(Encoding.UTF8.GetBytes($"{session}{i}"), $"{session}{i}", sessionId: session);
+            }
+        }
+    }
+
+    /// <summary>Records each session's events in order (acceptances numbered per session), overlapping handlers and errors.</summary>
+    private sealed class SessionLog
+    {
+        private readonly Lock _gate = new();
+        private readonly Dictionary<string, List<string>> _events = new(StringComparer.Ordinal);
+        private readonly Dictionary<string, int> _acceptances = new(StringComparer.Ordinal);
+        private readonly Dictionary<string, int> _running = new(StringComparer.Ordinal);
+        private readonly Dictionary<string, (TimeSpan LastEnd, TimeSpan Close)> _idle = new(StringComparer.Ordinal);
+        private readonly Stopwatch _clock = Stopwatch.StartNew();
+
+        public ConcurrentQueue<string> Overlaps { get; } = new();
+
+        public ConcurrentQueue<Exception> Errors { get; } = new();
+
+        public ConcurrentQueue<string> ClosingStates { get; } = new();
+
+        public IReadOnlyCollection<string> Sessions
+        {
+            get
+            {
+                lock (_gate)
+                {
+                    return [.. _events.Keys];
+                }
+            }
+        }
+
+        public void Attach(ServiceBusPumpSessionProcessor processor, Func<ServiceBusPumpSessionMessageEventArgs, Task> handler)
+        {
+            processor.SessionInitializingAsync += args =>
+            {
+                lock (_gate)
+                {
+                    var n = _acceptances[args.SessionId] = _acceptances.GetValueOrDefault(args.SessionId) + 1;
+                    Add(args.SessionId, $"init {n}");
+                }
+
+                return Task.CompletedTask;
+            };
+            processor.SessionClosingAsync += async args =>
+            {
+                var state = await args.GetSessionStateAsync();
+                lock (_gate)
+                {
+                    var n = _acceptances[args.SessionId];
+                    Add(args.SessionId, $"close {n}");
+                    ClosingStates.Enqueue($"{n}:{Text(state)}");
+                    if (_idle.TryGetValue(args.SessionId, out var idle))
+                    {
+                        _idle[args.SessionId] = (idle.LastEnd, _clock.Elapsed);
+                    }
+                }
+            };
+            processor.ProcessErrorAsync += args =>
+            {
+                Errors.Enqueue(args.Exception);
+                return Task.CompletedTask;
+            };
+            processor.ProcessMessageAsync += async args =>
+            {
+                var session = args.SessionId;
+                lock (_gate)
+                {
+                    Add(session, $"start {args.Message.MessageId}");
+                    if ((_running[session] = _running.GetValueOrDefault(session) + 1) > 1)
+                    {
+                        Overlaps.Enqueue($"{args.Message.MessageId} started while another handler of session '{session}' ran");
+                    }
+                }
+
+                try
+                {
+                    await handler(args);
+                }
+                finally
+                {
+                    lock (_gate)
+                    {
+                        _running[session]--;
+                        Add(session, $"end {args.Message.MessageId}");
+                        _idle[session] = (_clock.Elapsed, TimeSpan.Zero);
+                    }
+                }
+            };
+        }
+
+        public IReadOnlyList<string> EventsOf(string session)
+        {
+            lock (_gate)
+            {
+                return _events.TryGetValue(session, out var events) ? [.. events] : [];
+            }
+        }
+
+        public IReadOnlyList<string> MessagesOf(string session) =>
+            [.. EventsOf(session).Where(e => e.StartsWith("start ", StringComparison.Ordinal)).Select(e => e["start ".Length..])];
+
+        /// <summary>The time from the last handler's end to the closing event, as this log measured it.</summary>
+        public TimeSpan IdleBeforeClose(string session)
+        {
+            lock (_gate)
+            {
+                var (lastEnd, close) = _idle[session];
+                return close - lastEnd;
+            }
+        }
+
+        /// <summary>Every acceptance: init, then its handlers (each ended before the next starts), then close, once each.</summary>
+        public void AssertAcceptancesWellFormed(string session)
+        {
+            var events = EventsOf(session);
+            var open = 0;
+            var running = false;
+            foreach (var e in events)
+            {
+                if (e.StartsWith("init ", StringComparison.Ordinal))
+                {
+                    open.Should().Be(0, $"an acceptance of {session} opens after the previous one closed: {string.Join(", ", events)}");
+                    open = int.Parse(e["init ".Length..], System.Globalization.CultureInfo.InvariantCulture);
+                }
+                else if (e.StartsWith("close ", StringComparison.Ordinal))
+                {
+                    running.Should().BeFalse($"the closing event follows the acceptance's last handler: {string.Join(", ", events)}");
+                    e.Should().Be($"close {open}", $"each acceptance closes once: {string.Join(", ", events)}");
+                    open = 0;
+                }
+                else
+                {
+                    open.Should().BeGreaterThan(0, $"a handler runs inside an initialized acceptance: {string.Join(", ", events)}");
+                    running = e.StartsWith("start ", StringComparison.Ordinal);
+                }
+            }
+
+            open.Should().Be(0, $"every acceptance of {session} was closed by the stop: {string.Join(", ", events)}");
+        }
+
+        private void Add(string session, string e)
+        {
+            if (!_events.TryGetValue(session, out var events))
+            {
+                _events[session] = events = [];
+            }
+
+            events.Add(e);
+        }
+    }
+}
