@@ -12,6 +12,7 @@ namespace PriorityAsync.MessagePump.Tests.Keeper;
 public class RenewalBudgetTests
 {
     private const int HedgedEvent = 35;
+    private const int BrokenRenewalEvent = 34;
     private static readonly TimeSpan Lock = TimeSpan.FromSeconds(5);
     private static readonly TimeSpan Held = Lock * 10;
     private static readonly TimeSpan OnTime = TimeSpan.FromMilliseconds(100);
@@ -44,6 +45,34 @@ public class RenewalBudgetTests
         run.Logger.Entries.Count(e => e.EventId.Id == HedgedEvent).Should().Be(1, $"one late answer, one hedge; sent at (s): {run.Source}");
         run.Source.MaxInFlight.Should().Be(2);
         run.Source.SentAt.Count.Should().BeLessThanOrEqualTo(20, $"the hedge stays within the budget; sent at (s): {run.Source}");
+    }
+
+    [Fact]
+    public void TheUsersOwnRenewalAnsweredWhileTheKeepersIsOut_IsNoBrokenContract_AndSendsNoExtraRenewal()
+    {
+        // Issue 33: the keeper's first renewal (2.5 s) answers after 2 s; the handler renews the lock itself at 3 s
+        // (a processor's args.RenewMessageLockAsync), answered at once with a later expiry. The keeper's answer, older
+        // news by then, must not be taken for an answer about another message (event 34) nor renewed again alone.
+        var clock = new VirtualTimeProvider();
+        var queue = new InMemoryTransport(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = Lock });
+        queue.Send(new byte[] { 1 }, "m1");
+        var source = new DelayedAnswers(queue, clock, call => call == 1 ? TimeSpan.FromSeconds(2) : OnTime);
+        var logger = new ListLogger();
+        LeaseKeeperStatistics? stats = null;
+        VirtualRun.Run(clock, async scheduler =>
+        {
+            await using var keeper = new LeaseKeeper(scheduler, logger: logger);
+            var message = (await source.ReceiveAsync())!;
+            using var handle = keeper.Keep(message, source);
+            await Task.Delay(TimeSpan.FromSeconds(3), clock);
+            await message.RenewLockAsync(); // the user's own renewal, beside the keeper's
+            await Task.Delay(TimeSpan.FromSeconds(2), clock); // past the keeper's answer at 4.5 s
+            stats = keeper.GetStatistics();
+        });
+
+        logger.Entries.Should().NotContain(e => e.EventId.Id == BrokenRenewalEvent, $"log:{Environment.NewLine}{logger}");
+        source.SentAt.Should().Equal([2.5, 3.0], "the keeper's renewal and the user's; none renewed again alone");
+        stats!.LeasesLost.Should().Be(0);
     }
 
     private static Run KeepOne(TimeSpan? buffer, Func<int, TimeSpan> answerDelay)
