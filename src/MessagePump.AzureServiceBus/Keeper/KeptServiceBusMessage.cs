@@ -17,6 +17,7 @@ internal abstract class KeptServiceBusMessage : ILeasedMessage
 {
     private static readonly Func<ServiceBusReceivedMessage, bool>? SdkIsSettled = ReadSdkIsSettled();
     private LeaseHandle? _handle;
+    private LockDurationHint? _hint;
     private long _knownLockedUntilTicks;
 
     protected KeptServiceBusMessage(ServiceBusReceivedMessage message) => Message = message;
@@ -65,11 +66,13 @@ internal abstract class KeptServiceBusMessage : ILeasedMessage
 
     /// <summary>
     /// Ties the adapter to its newest handle (right after <see cref="LeaseKeeper.Keep"/>; a message kept again after its
-    /// handle was released gets a new one), so a settlement seen at a refused renewal releases it.
+    /// handle was released gets a new one), so a settlement seen at a refused renewal releases it; and to the lock
+    /// duration hint the keeper was given with it (if any), which learns the entity's lock duration from each renewal.
     /// </summary>
-    internal void Attach(LeaseHandle handle)
+    internal void Attach(LeaseHandle handle, LockDurationHint? hint)
     {
         Debug.Assert(ReferenceEquals(handle.Message, this), "The handle keeps this adapter.");
+        Volatile.Write(ref _hint, hint);
         Volatile.Write(ref _handle, handle);
     }
 
@@ -78,7 +81,10 @@ internal abstract class KeptServiceBusMessage : ILeasedMessage
     {
         try
         {
+            var hint = Volatile.Read(ref _hint);
+            var sentAt = hint?.Now ?? default;
             var renewed = await RenewCoreAsync(cancellationToken).ConfigureAwait(false);
+            hint?.Learn(sentAt, renewed);
             var known = Volatile.Read(ref _knownLockedUntilTicks);
             while (renewed.UtcTicks > known && Interlocked.CompareExchange(ref _knownLockedUntilTicks, renewed.UtcTicks, known) is var seen && seen != known)
             {

@@ -110,26 +110,30 @@ public static class ServiceBusLeaseKeeperExtensions
         return Keep(keeper, message, static state => new KeptReceiverMessage(state.receiver, state.message), (receiver, message));
     }
 
-    private static LeaseHandle Keep<TState>(LeaseKeeper keeper, ServiceBusReceivedMessage message, Func<TState, KeptServiceBusMessage> create, TState state)
+    /// <summary>Keeps the adapter <paramref name="create"/> makes for <paramref name="message"/> (one per SDK message), with a lock duration hint learnt from its renewals.</summary>
+    internal static LeaseHandle Keep<TState>(LeaseKeeper keeper, ServiceBusReceivedMessage message, Func<TState, KeptServiceBusMessage> create, TState state)
     {
         // One adapter per SDK message, so that the keeper sees the same message kept twice (it compares references).
         var kept = Adapters.GetValue(message, _ => create(state));
 
         // The SDK's consumers do not say the entity's lock duration; the lock left now is at most that, so the keeper
-        // may send each renewal before the last is answered (a starved pool delays answers) without overrunning it.
+        // may send each renewal before the last is answered (a starved pool delays answers) without overrunning it. The
+        // hint learns the real duration from the renewals' answers (see LockDurationHint).
         var lockLeft = kept.LockedUntil - keeper.TimeProvider.GetUtcNow();
+        var hint = lockLeft > TimeSpan.Zero ? new LockDurationHint(lockLeft, keeper.TimeProvider) : null;
         LeaseHandle handle;
         try
         {
-            handle = lockLeft > TimeSpan.Zero ? keeper.Keep(kept, new LockDurationHint(lockLeft)) : keeper.Keep(kept);
+            handle = hint is not null ? keeper.Keep(kept, hint) : keeper.Keep(kept);
         }
         catch (ArgumentException ex) when (string.Equals(ex.ParamName, "source", StringComparison.Ordinal))
         {
             // The keeper's renewal buffer is not below the lock left: it renews each answer in turn instead.
             handle = keeper.Keep(kept);
+            hint = null;
         }
 
-        kept.Attach(handle);
+        kept.Attach(handle, hint);
         return handle;
     }
 

@@ -129,13 +129,17 @@ public sealed partial class LeaseKeeper
     /// <summary>
     /// Applies one message's outcome of a batch renewal as a single renewal's. While another renewal of the lease is
     /// under way, or was sent after this one, the answer's expiry may differ from the message's (answers of hedged
-    /// renewals cross): only an answer without such a sibling must match.
+    /// renewals cross): only an answer without such a sibling must match. An answer earlier than the message's expiry
+    /// is older news, not an answer about another message: a renewal the keeper does not see (the user's own, such as a
+    /// processor handler's <c>RenewMessageLockAsync</c>) moved the lock further meanwhile; reporting it broke no
+    /// contract and renewing again alone was a wasted call (issue 33). An answer later than the message's expiry is
+    /// one the message did not take: that still breaks the contract.
     /// </summary>
     private void ApplyRenewal(LeaseHandle lease, IMessageSource? source, LeaseRenewal outcome, int index, TimeSpan slack, TimeSpan roundTrip, long firstSent)
     {
         switch (outcome.Failure)
         {
-            case null when outcome.LockedUntil != lease.Message.LockedUntil && !HasSiblingRenewal(lease, firstSent):
+            case null when outcome.LockedUntil > lease.Message.LockedUntil && !HasSiblingRenewal(lease, firstSent):
                 ReportBrokenRenewal($"{BatchCallName(source)} answered 'renewed until {outcome.LockedUntil:O}' at index {index}, but that message ({lease.Message.MessageId}) reports LockedUntil {lease.Message.LockedUntil:O}: the answer is not about it. It is renewed alone.");
                 _ = RenewAloneAsync(lease, null, firstSent);
                 break;
