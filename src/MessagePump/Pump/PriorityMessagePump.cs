@@ -224,4 +224,17 @@ public sealed partial class PriorityMessagePump : IAsyncDisposable
         Debug.Assert(_peakInFlight >= _inFlight.Count, $"Peak {_peakInFlight} under the {_inFlight.Count} in flight.");
         Debug.Assert(_receiveCallEnded is null || _receiveCallUnderWay, "The stop waits on a receive call that is not under way.");
     }
+
+    /// <summary>Takes a snapshot of the pump's accounting.</summary>
+    /// <returns>The snapshot.</returns>
+    public MessagePumpStatistics GetStatistics()
+    {
+        int inFlight;
+        lock (_gate)
+        {
+            inFlight = _inFlight.Count;
+        }
+
+        return _events.Statistics(inFlight, Volatile.Read(ref _peakInFlight));
+    }
 }
