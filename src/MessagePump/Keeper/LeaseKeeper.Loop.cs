@@ -202,10 +202,10 @@ public sealed partial class LeaseKeeper
     }
 
     /// <summary>
-    /// How much lock time may remain at renewal: min(half of the remaining lock, 10 s) — Azure Service Bus's rule — or,
-    /// when the option is set, min(half of the remaining lock, the option): the renewal budget, at most two renewals
-    /// per lock duration, holds for any option (a buffer above half the lock renewed a 5 s lock every 2 s, 2.5 calls per
-    /// lock duration on the starved-pool head-to-head). In both cases at least three times the time a renewal needs to act: a renewal sent
+    /// How much lock time may remain at renewal: min(half of the remaining lock, 10 s) — Azure Service Bus's rule, and the
+    /// renewal budget: at most two renewals per lock duration — or the option when the user set one (honoured as set: a
+    /// buffer above half the lock costs more than two renewals per lock duration, and buys slack against a slice that
+    /// holds the lease lane). In both cases at least three times the time a renewal needs to act: a renewal sent
     /// later than that could not reach the broker before the lock ends. Where the source knows its lock duration that
     /// time is the worst request leg observed lately (how long a renewal took to reach the broker): renewals are then
     /// pipelined (<see cref="BeginRenewalLocked"/>), so an answer that comes back late holds no renewal back and must not
@@ -221,13 +221,10 @@ public sealed partial class LeaseKeeper
             return TimeSpan.Zero;
         }
 
-        var rule = TimeSpan.FromTicks(Math.Min(remaining.Ticks / 2, BufferCap.Ticks));
+        var rule = _options.LockRenewalBuffer ?? TimeSpan.FromTicks(Math.Min(remaining.Ticks / 2, MaxDefaultRenewalBuffer.Ticks));
         var byRoundTrip = source?.LockDuration is { } lockDuration && lockDuration > TimeSpan.Zero
             ? TimeSpan.FromTicks(_renewRoundTrips.WorstRequestLeg.Ticks * RenewRoundTrips.SafetyFactor)
             : _renewRoundTrips.RequiredSlack;
         return byRoundTrip > rule ? byRoundTrip : rule;
     }
-
-    /// <summary>The most lock time a renewal leaves before the half-lock rule: the <see cref="LeaseKeeperOptions.LockRenewalBuffer"/> option, or 10 s.</summary>
-    private TimeSpan BufferCap => _options.LockRenewalBuffer ?? MaxDefaultRenewalBuffer;
 }

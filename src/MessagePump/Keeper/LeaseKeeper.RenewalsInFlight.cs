@@ -45,9 +45,9 @@ public sealed partial class LeaseKeeper
     /// when the source does not know its lock duration. A renewal sent at <c>t</c> is handled by the broker before
     /// <c>t + w</c> (w: the worst request leg observed) and moves the lock to at least <c>t + LockDuration</c>; the next
     /// one, sent a spacing later, reaches the broker before that as long as the spacing is below
-    /// <c>LockDuration - w</c>. The spacing is the lock less the renewal buffer (min(half the lock, the option or
-    /// 10 s), at least <see cref="RenewRoundTrips.SafetyFactor"/> request legs), so at least half the lock — the
-    /// renewal budget, two renewals per lock duration — unless the request legs need more; and at least half of
+    /// <c>LockDuration - w</c>. The spacing is the lock less the renewal buffer (the option as set, or min(half the lock,
+    /// 10 s): at least half the lock, the renewal budget of two renewals per lock duration; at least
+    /// <see cref="RenewRoundTrips.SafetyFactor"/> request legs either way), and at least half of
     /// <c>LockDuration - w</c>, and never below a <see cref="MaxRenewalsInFlight"/>th of the lock, which bounds the
     /// calls a lease can have under way.
     /// </summary>
@@ -60,7 +60,7 @@ public sealed partial class LeaseKeeper
 
         var lockTicks = lockDuration.Ticks;
         var leg = _renewRoundTrips.WorstRequestLeg.Ticks;
-        var rule = Math.Min(lockTicks / 2, BufferCap.Ticks);
+        var rule = _options.LockRenewalBuffer?.Ticks ?? Math.Min(lockTicks / 2, MaxDefaultRenewalBuffer.Ticks);
         var buffer = Math.Max(rule, RenewRoundTrips.SafetyFactor * leg);
         return TimeSpan.FromTicks(Math.Max(Math.Max(lockTicks - buffer, (lockTicks - leg) / 2), lockTicks / MaxRenewalsInFlight));
     }

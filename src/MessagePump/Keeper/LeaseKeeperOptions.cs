@@ -14,8 +14,9 @@ public sealed class LeaseKeeperOptions
 
     /// <summary>
     /// Gets or sets how much lock time may remain when the keeper renews (as <see cref="MessagePumpOptions.LockRenewalBuffer"/>).
-    /// <see langword="null"/> (the default) renews when min(half of the remaining lock, 10 s) remains; set, it replaces
-    /// the 10 s, so renewals stay at most two per lock duration (a larger buffer renews no earlier than half the lock). Either way the
+    /// <see langword="null"/> (the default) renews when min(half of the remaining lock, 10 s) remains: at most two renew
+    /// calls per lock duration (the renewal budget). Set, it replaces that rule as set: a buffer above half the lock
+    /// renews more often than twice per lock duration (each call is a billed broker operation). Either way the
     /// keeper renews earlier when three times the worst of the last 32 request legs is more. Positive, and below the
     /// lock duration of every source kept with it.
     /// </summary>

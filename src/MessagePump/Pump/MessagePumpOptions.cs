@@ -58,9 +58,9 @@ public sealed class MessagePumpOptions
 
     /// <summary>
     /// Gets or sets how much lock time may remain when the pump renews. <see langword="null"/> (the default) renews
-    /// when min(half of the remaining lock, 10 s) remains, like Azure Service Bus. Set, it replaces the 10 s: renewals
-    /// go when min(half of the remaining lock, this buffer) remains, so at most two per lock duration (the renewal
-    /// budget; a larger buffer renews no earlier than half the lock). Either
+    /// when min(half of the remaining lock, 10 s) remains, like Azure Service Bus: at most two renew calls per lock
+    /// duration (the renewal budget). Set, it replaces that rule as set: a buffer above half the lock renews more often
+    /// than twice per lock duration. Either
     /// way the pump renews earlier when three times the worst of the last 32 request legs is more (how long a renewal
     /// took to reach the broker, where the source knows its lock duration; otherwise the whole round trip): a renewal
     /// sent later could not reach the broker in time. Positive and below the source's lock duration.

@@ -155,15 +155,14 @@ public class TransportMisbehaviourTests
 
     /// <summary>
     /// When the keeper renews, with no latency (so the round-trip rule adds nothing): the default renews when
-    /// min(half the remaining lock, 10 s) is left; <see cref="MessagePumpOptions.LockRenewalBuffer"/> replaces the 10 s,
-    /// so a buffer above half the lock renews at half the lock (the renewal budget: at most two renewals per lock duration).
+    /// min(half the remaining lock, 10 s) is left; <see cref="MessagePumpOptions.LockRenewalBuffer"/> replaces that rule as set.
     /// </summary>
     [Theory]
     [InlineData(30, 0, 50, "20,40")]
     [InlineData(8, 0, 18, "4,8,12,16")]
     [InlineData(60, 0, 70, "50")]
     [InlineData(30, 5, 55, "25,50")]
-    [InlineData(30, 20, 25, "15")]
+    [InlineData(30, 20, 25, "10,20")]
     public void Renewals_AreSentWhenTheRenewalBufferIsLeft(int lockSeconds, int bufferSeconds, int handlerSeconds, string expectedSeconds)
     {
         var expected = expectedSeconds.Split(',').Select(s => TimeSpan.FromSeconds(int.Parse(s, CultureInfo.InvariantCulture))).ToList();
