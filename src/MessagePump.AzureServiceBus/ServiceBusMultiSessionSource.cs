@@ -397,6 +397,7 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
             if (session.Lock.IsLostOrExpired(now))
             {
                 session.Lock.MarkLost(new LeaseLostException($"The lock of {session.Lock} expired at {session.Lock.LockedUntil:O}, before its message {message.MessageId} was handed out."));
+                NoHandlerWillRun(session, message);
             }
             else
             {
@@ -427,10 +428,43 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
         {
             session.PendingReceive = null;
             await ((Task)pending).WaitAsync(_options.MaxWaitTime, _clock).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
-            if (!pending.IsCompleted)
-            {
-                _ = pending.ContinueWith(static t => _ = t.Exception, CancellationToken.None, TaskContinuationOptions.OnlyOnFaulted | TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
-            }
+
+            // Whatever it brought, now or later, belongs to the released session: no handler of this source will run
+            // it, so it must not keep the session busy in this process (a later acceptance would wait for ever).
+            _ = pending.ContinueWith(
+                static (answer, state) =>
+                {
+                    if (!answer.IsCompletedSuccessfully)
+                    {
+                        _ = answer.Exception;
+                        return;
+                    }
+
+#pragma warning disable VSTHRD002 // the receive has completed (IsCompletedSuccessfully): nothing waits
+                    foreach (var message in answer.Result)
+#pragma warning restore VSTHRD002
+                    {
+                        NoHandlerWillRun((ServiceBusSessionMessageSource)state!, message);
+                    }
+                },
+                session,
+                CancellationToken.None,
+                TaskContinuationOptions.ExecuteSynchronously,
+                TaskScheduler.Default);
+        }
+    }
+
+    /// <summary>
+    /// A message received for <paramref name="session"/> that no handler will run (its session was closed or lost
+    /// before it was handed out): it no longer occupies the session in this process (SessionHandlers), so a later
+    /// acceptance of the session, here or by another source, is not held back by it. The broker gives it back with
+    /// the session.
+    /// </summary>
+    private static void NoHandlerWillRun(ServiceBusSessionMessageSource session, ILeasedMessage message)
+    {
+        if (message is ServiceBusLeasedMessage leased)
+        {
+            session.Lock.Ended(leased);
         }
     }
 
