@@ -72,7 +72,7 @@ internal sealed class ProcessorHandler
             var thrown = args.LockLostThrown;
             if (thrown is null || !IsOrWraps(failure, thrown))
             {
-                var lost = thrown ?? new ServiceBusException($"The lock of message {leased.MessageId} was lost while its handler ran (it expired or its receive link closed); the broker will deliver it again.", ServiceBusFailureReason.MessageLockLost, EntityPath);
+                var lost = thrown ?? ServiceBusPumpMessageEventArgs.LockLost(leased, $"The handler of message {leased.MessageId} ran past its lock", EntityPath, inner: null);
                 await ReportAsync(error, lost, ServiceBusErrorSource.RenewLock).ConfigureAwait(true);
             }
 

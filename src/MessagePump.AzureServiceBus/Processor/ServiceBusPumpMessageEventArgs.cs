@@ -55,7 +55,7 @@ public class ServiceBusPumpMessageEventArgs : EventArgs
     /// <summary>Gets whether the handler has settled the message (or tried to).</summary>
     public bool IsSettled => Volatile.Read(ref _settled) != 0;
 
-    /// <summary>Gets the <see cref="ServiceBusFailureReason.MessageLockLost"/> a settlement threw to the handler, or <see langword="null"/>.</summary>
+    /// <summary>Gets the lock-lost exception (<see cref="ServiceBusFailureReason.MessageLockLost"/> or <see cref="ServiceBusFailureReason.SessionLockLost"/>) a settlement threw to the handler, or <see langword="null"/>.</summary>
     internal ServiceBusException? LockLostThrown => Volatile.Read(ref _lockLostThrown);
 
     /// <summary>Completes the message: it was processed.</summary>
@@ -65,7 +65,7 @@ public class ServiceBusPumpMessageEventArgs : EventArgs
     /// <exception cref="ArgumentNullException"><paramref name="message"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="message"/> is not this handler call's message.</exception>
     /// <exception cref="InvalidOperationException">The message was already settled by this handler.</exception>
-    /// <exception cref="ServiceBusException">The lock was lost (<see cref="ServiceBusFailureReason.MessageLockLost"/>), or the broker refused the settlement.</exception>
+    /// <exception cref="ServiceBusException">The lock was lost (<see cref="ServiceBusFailureReason.MessageLockLost"/>; for a message of a session <see cref="ServiceBusFailureReason.SessionLockLost"/>), or the broker refused the settlement.</exception>
     public Task CompleteMessageAsync(ServiceBusReceivedMessage message, CancellationToken cancellationToken = default) =>
         SettleAsync(message, "complete", () => Context.CompleteAsync(), cancellationToken);
 
@@ -77,7 +77,7 @@ public class ServiceBusPumpMessageEventArgs : EventArgs
     /// <exception cref="ArgumentNullException"><paramref name="message"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="message"/> is not this handler call's message.</exception>
     /// <exception cref="InvalidOperationException">The message was already settled by this handler.</exception>
-    /// <exception cref="ServiceBusException">The lock was lost (<see cref="ServiceBusFailureReason.MessageLockLost"/>), or the broker refused the settlement.</exception>
+    /// <exception cref="ServiceBusException">The lock was lost (<see cref="ServiceBusFailureReason.MessageLockLost"/>; for a message of a session <see cref="ServiceBusFailureReason.SessionLockLost"/>), or the broker refused the settlement.</exception>
     public Task AbandonMessageAsync(ServiceBusReceivedMessage message, IDictionary<string, object>? propertiesToModify = null, CancellationToken cancellationToken = default) =>
         SettleAsync(message, Settlement.Abandon, propertiesToModify, reason: null, description: null, cancellationToken);
 
@@ -90,7 +90,7 @@ public class ServiceBusPumpMessageEventArgs : EventArgs
     /// <exception cref="ArgumentNullException"><paramref name="message"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="message"/> is not this handler call's message, or <paramref name="deadLetterReason"/> is empty.</exception>
     /// <exception cref="InvalidOperationException">The message was already settled by this handler.</exception>
-    /// <exception cref="ServiceBusException">The lock was lost (<see cref="ServiceBusFailureReason.MessageLockLost"/>), or the broker refused the settlement.</exception>
+    /// <exception cref="ServiceBusException">The lock was lost (<see cref="ServiceBusFailureReason.MessageLockLost"/>; for a message of a session <see cref="ServiceBusFailureReason.SessionLockLost"/>), or the broker refused the settlement.</exception>
     public Task DeadLetterMessageAsync(ServiceBusReceivedMessage message, string deadLetterReason, string? deadLetterErrorDescription = null, CancellationToken cancellationToken = default)
     {
         ArgumentException.ThrowIfNullOrWhiteSpace(deadLetterReason);
@@ -105,7 +105,7 @@ public class ServiceBusPumpMessageEventArgs : EventArgs
     /// <exception cref="ArgumentNullException"><paramref name="message"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="message"/> is not this handler call's message.</exception>
     /// <exception cref="InvalidOperationException">The message was already settled by this handler.</exception>
-    /// <exception cref="ServiceBusException">The lock was lost (<see cref="ServiceBusFailureReason.MessageLockLost"/>), or the broker refused the settlement.</exception>
+    /// <exception cref="ServiceBusException">The lock was lost (<see cref="ServiceBusFailureReason.MessageLockLost"/>; for a message of a session <see cref="ServiceBusFailureReason.SessionLockLost"/>), or the broker refused the settlement.</exception>
     public Task DeadLetterMessageAsync(ServiceBusReceivedMessage message, IDictionary<string, object>? propertiesToModify = null, CancellationToken cancellationToken = default) =>
         SettleAsync(message, Settlement.DeadLetter, propertiesToModify, reason: null, description: null, cancellationToken);
 
@@ -119,7 +119,7 @@ public class ServiceBusPumpMessageEventArgs : EventArgs
     /// <exception cref="ArgumentNullException"><paramref name="message"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="message"/> is not this handler call's message, or <paramref name="deadLetterReason"/> is empty.</exception>
     /// <exception cref="InvalidOperationException">The message was already settled by this handler.</exception>
-    /// <exception cref="ServiceBusException">The lock was lost (<see cref="ServiceBusFailureReason.MessageLockLost"/>), or the broker refused the settlement.</exception>
+    /// <exception cref="ServiceBusException">The lock was lost (<see cref="ServiceBusFailureReason.MessageLockLost"/>; for a message of a session <see cref="ServiceBusFailureReason.SessionLockLost"/>), or the broker refused the settlement.</exception>
     public Task DeadLetterMessageAsync(ServiceBusReceivedMessage message, IDictionary<string, object>? propertiesToModify, string deadLetterReason, string? deadLetterErrorDescription = null, CancellationToken cancellationToken = default)
     {
         ArgumentException.ThrowIfNullOrWhiteSpace(deadLetterReason);
@@ -138,7 +138,7 @@ public class ServiceBusPumpMessageEventArgs : EventArgs
     /// <exception cref="ArgumentNullException"><paramref name="message"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="message"/> is not this handler call's message.</exception>
     /// <exception cref="InvalidOperationException">The message was already settled by this handler.</exception>
-    /// <exception cref="ServiceBusException">The lock was lost (<see cref="ServiceBusFailureReason.MessageLockLost"/>), or the broker refused the settlement.</exception>
+    /// <exception cref="ServiceBusException">The lock was lost (<see cref="ServiceBusFailureReason.MessageLockLost"/>; for a message of a session <see cref="ServiceBusFailureReason.SessionLockLost"/>), or the broker refused the settlement.</exception>
     public Task DeferMessageAsync(ServiceBusReceivedMessage message, IDictionary<string, object>? propertiesToModify = null, CancellationToken cancellationToken = default) =>
         SettleAsync(message, Settlement.Defer, propertiesToModify, reason: null, description: null, cancellationToken);
 
@@ -153,7 +153,7 @@ public class ServiceBusPumpMessageEventArgs : EventArgs
     /// <exception cref="ArgumentNullException"><paramref name="message"/> is null.</exception>
     /// <exception cref="ArgumentException"><paramref name="message"/> is not this handler call's message.</exception>
     /// <exception cref="InvalidOperationException">The message was already settled by this handler.</exception>
-    /// <exception cref="ServiceBusException">The lock was lost (<see cref="ServiceBusFailureReason.MessageLockLost"/>), or the broker refused the renewal.</exception>
+    /// <exception cref="ServiceBusException">The lock was lost (<see cref="ServiceBusFailureReason.MessageLockLost"/>; for a message of a session <see cref="ServiceBusFailureReason.SessionLockLost"/>), or the broker refused the renewal.</exception>
     public async Task RenewMessageLockAsync(ServiceBusReceivedMessage message, CancellationToken cancellationToken = default)
     {
         ThrowIfNotThisMessage(message);
@@ -169,7 +169,7 @@ public class ServiceBusPumpMessageEventArgs : EventArgs
         }
         catch (LeaseLostException ex)
         {
-            throw new ServiceBusException($"Cannot renew the lock of message {Message.MessageId}: its lock was lost (it expired, or its receive link closed); the broker will deliver it again.", ServiceBusFailureReason.MessageLockLost, EntityPath, ex);
+            throw LockLost(_leased, $"Cannot renew the lock of message {Message.MessageId}", EntityPath, ex);
         }
         catch (TransientTransportException ex) when (ex.InnerException is ServiceBusException original)
         {
@@ -201,6 +201,20 @@ public class ServiceBusPumpMessageEventArgs : EventArgs
             },
             cancellationToken);
 
+    /// <summary>
+    /// The SDK's exception for a lock lost under a handler: <see cref="ServiceBusFailureReason.MessageLockLost"/>, or for a
+    /// message of a session <see cref="ServiceBusFailureReason.SessionLockLost"/> (the session's lock is its messages'
+    /// lock, and the SDK reports it so).
+    /// </summary>
+    /// <param name="leased">The message.</param>
+    /// <param name="what">What could not be done, the start of the exception's message (<c>Cannot complete message m1</c>).</param>
+    /// <param name="entityPath">The entity's path.</param>
+    /// <param name="inner">The exception that told the loss, or <see langword="null"/>.</param>
+    internal static ServiceBusException LockLost(ServiceBusLeasedMessage leased, string what, string entityPath, Exception? inner) =>
+        leased.SessionId is { } session
+            ? new ServiceBusException($"{what}: the lock of session '{session}' was lost (it expired, or its receive link closed); the broker will deliver the session's messages again.", ServiceBusFailureReason.SessionLockLost, entityPath, inner)
+            : new ServiceBusException($"{what}: its lock was lost (it expired, or its receive link closed); the broker will deliver it again.", ServiceBusFailureReason.MessageLockLost, entityPath, inner);
+
     private void ThrowIfNotThisMessage(ServiceBusReceivedMessage message)
     {
         ArgumentNullException.ThrowIfNull(message);
@@ -226,7 +240,7 @@ public class ServiceBusPumpMessageEventArgs : EventArgs
 
         if (Context.LeaseState == MessageLeaseState.Lost)
         {
-            var lost = new ServiceBusException($"Cannot {operation} message {Message.MessageId}: its lock was lost (it expired, or its receive link closed); the broker will deliver it again.", ServiceBusFailureReason.MessageLockLost, EntityPath);
+            var lost = LockLost(_leased, $"Cannot {operation} message {Message.MessageId}", EntityPath, inner: null);
             Volatile.Write(ref _lockLostThrown, lost);
             throw lost;
         }

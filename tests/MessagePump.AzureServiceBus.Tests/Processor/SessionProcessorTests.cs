@@ -217,6 +217,71 @@ public sealed class SessionProcessorTests
         queue.LockedCount.Should().Be(0);
     }
 
+    /// <summary>
+    /// The session lock is lost (410 at its first renewal) while the session's first message is in its handler: the
+    /// handler's token is canceled, its own settle call is refused as the SDK refuses it (SessionLockLost), the loss is
+    /// reported to ProcessErrorAsync once, the acceptance is closed once after that handler ended, and the session is
+    /// accepted again with its messages whole: the lost one redelivered and completed once, never two handlers at once.
+    /// </summary>
+    [Fact]
+    public async Task A_session_lock_lost_under_a_running_handler_cancels_it_refuses_its_settle_reports_it_and_the_session_comes_back_whole()
+    {
+        var lockDuration = TimeSpan.FromSeconds(2);
+        await using var sb = await SbHarness.StartAsync();
+        var queue = sb.Broker.CreateQueue("orders", new ServiceBusTestEntityOptions { LockDuration = lockDuration, RequiresSession = true, MaxDeliveryCount = 10 });
+        Send(queue, ["s"], perSession: 2);
+        sb.Broker.Faults.FailNextRenewals(1, ServiceBusTestFault.LockLost);
+        var log = new SessionLog();
+        var settleErrors = new ConcurrentQueue<Exception>();
+        var canceled = 0;
+        await using var client = Client(sb);
+        await using var processor = client.CreatePumpSessionProcessor("orders", new ServiceBusPumpSessionProcessorOptions
+        {
+            MaxConcurrentSessions = 1,
+            SessionIdleTimeout = TimeSpan.FromMilliseconds(300),
+            LockDuration = lockDuration,
+        });
+        log.Attach(processor, async args =>
+        {
+            if (args.Message.MessageId == "s0" && args.Message.DeliveryCount == 1)
+            {
+                try
+                {
+                    await Task.Delay(Timeout.InfiniteTimeSpan, args.CancellationToken);
+                }
+                catch (OperationCanceledException)
+                {
+                    Interlocked.Increment(ref canceled);
+                }
+
+                try
+                {
+                    await args.CompleteMessageAsync(args.Message);
+                }
+                catch (Exception ex)
+                {
+                    settleErrors.Enqueue(ex);
+                }
+            }
+        });
+
+        await processor.StartProcessingAsync();
+        await Bounded.UntilAsync(() => Task.FromResult(queue.CompletedCount == 2), SbHarness.HangBound, "both completions after the lost session", TimeSpan.FromMilliseconds(20));
+        await processor.StopProcessingAsync();
+
+        Volatile.Read(ref canceled).Should().Be(1, "the handler of the lost session's message has its token canceled");
+        settleErrors.Should().ContainSingle().Which.Should().BeOfType<ServiceBusException>()
+            .Which.Reason.Should().Be(ServiceBusFailureReason.SessionLockLost, "the handler's own settle call is refused as the SDK refuses it");
+        log.Errors.OfType<ServiceBusException>().Where(e => e.Reason == ServiceBusFailureReason.SessionLockLost).Should().ContainSingle("the loss is reported once");
+        log.Overlaps.Should().BeEmpty("a session's messages are never in two handlers at once");
+        log.AssertAcceptancesWellFormed("s");
+        log.MessagesOf("s").Should().Equal(["s0", "s0", "s1"], "the lost message comes back first, then the next, in order");
+        log.ClosingStates.Should().Contain("1:lost", "the lost acceptance's closing handler cannot read the state, as with the SDK (SessionLockLost)");
+        queue.CompletionsOf("s0").Should().Be(1);
+        queue.CompletionsOf("s1").Should().Be(1);
+        queue.LockedCount.Should().Be(0);
+    }
+
     [Fact]
     public void MaxConcurrentCallsPerSession_other_than_one_is_refused_naming_the_option()
     {
@@ -286,7 +351,16 @@ public sealed class SessionProcessorTests
             };
             processor.SessionClosingAsync += async args =>
             {
-                var state = await args.GetSessionStateAsync();
+                BinaryData? state;
+                try
+                {
+                    state = await args.GetSessionStateAsync();
+                }
+                catch (ServiceBusException ex) when (ex.Reason == ServiceBusFailureReason.SessionLockLost)
+                {
+                    state = BinaryData.FromString("lost"); // a lost session's state cannot be read, as with the SDK
+                }
+
                 lock (_gate)
                 {
                     var n = _acceptances[args.SessionId];
