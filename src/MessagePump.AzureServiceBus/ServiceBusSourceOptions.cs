@@ -68,33 +68,38 @@ public sealed class ServiceBusSourceOptions
 
     /// <summary>Throws when an option breaks its rule.</summary>
     /// <exception cref="ArgumentOutOfRangeException">An option is out of range; the exception names it.</exception>
+    internal void Validate() => ValidateAs(nameof(ServiceBusSourceOptions));
+
+    /// <summary>Throws when an option breaks its rule.</summary>
+    /// <param name="owner">The options type the user set them on, named in the message (a processor's options carry some of these).</param>
+    /// <exception cref="ArgumentOutOfRangeException">An option is out of range; the exception names it.</exception>
     [SuppressMessage("Usage", "MA0015:Specify the parameter name in ArgumentException", Justification = "Validate checks the options object as a whole; ParamName names the offending option property, as documented (as MessagePumpOptions.Validate does).")]
     [SuppressMessage("Usage", "CA2208:Instantiate argument exceptions correctly", Justification = "Validate checks the options object as a whole; ParamName names the offending option property, as documented (as MessagePumpOptions.Validate does).")]
-    internal void Validate()
+    internal void ValidateAs(string owner)
     {
         if (LockDuration is { } lockDuration && lockDuration <= TimeSpan.Zero)
         {
-            throw new ArgumentOutOfRangeException(nameof(LockDuration), lockDuration, "ServiceBusSourceOptions.LockDuration must be greater than zero (Service Bus allows 5 seconds to 5 minutes).");
+            throw new ArgumentOutOfRangeException(nameof(LockDuration), lockDuration, $"{owner}.LockDuration must be greater than zero (Service Bus allows 5 seconds to 5 minutes).");
         }
 
         if (LockDurationTolerance < TimeSpan.Zero)
         {
-            throw new ArgumentOutOfRangeException(nameof(LockDurationTolerance), LockDurationTolerance, "ServiceBusSourceOptions.LockDurationTolerance must not be negative.");
+            throw new ArgumentOutOfRangeException(nameof(LockDurationTolerance), LockDurationTolerance, $"{owner}.LockDurationTolerance must not be negative.");
         }
 
         if (PrefetchCount < 0)
         {
-            throw new ArgumentOutOfRangeException(nameof(PrefetchCount), PrefetchCount, "ServiceBusSourceOptions.PrefetchCount must not be negative (0 turns prefetch off).");
+            throw new ArgumentOutOfRangeException(nameof(PrefetchCount), PrefetchCount, $"{owner}.PrefetchCount must not be negative (0 turns prefetch off).");
         }
 
         if (!Enum.IsDefined(SubQueue))
         {
-            throw new ArgumentOutOfRangeException(nameof(SubQueue), SubQueue, "ServiceBusSourceOptions.SubQueue must be None, DeadLetter or TransferDeadLetter.");
+            throw new ArgumentOutOfRangeException(nameof(SubQueue), SubQueue, $"{owner}.SubQueue must be None, DeadLetter or TransferDeadLetter.");
         }
 
         if (MaxWaitTime <= TimeSpan.Zero)
         {
-            throw new ArgumentOutOfRangeException(nameof(MaxWaitTime), MaxWaitTime, "ServiceBusSourceOptions.MaxWaitTime must be greater than zero.");
+            throw new ArgumentOutOfRangeException(nameof(MaxWaitTime), MaxWaitTime, $"{owner}.MaxWaitTime must be greater than zero.");
         }
     }
 }

@@ -105,34 +105,39 @@ public sealed class ServiceBusPumpProcessorOptions
     /// <exception cref="ArgumentException"><see cref="Identifier"/> is white space only.</exception>
     [SuppressMessage("Usage", "MA0015:Specify the parameter name in ArgumentException", Justification = "Validate checks the options object as a whole; ParamName names the offending option property, as documented (as MessagePumpOptions.Validate does).")]
     [SuppressMessage("Usage", "CA2208:Instantiate argument exceptions correctly", Justification = "Validate checks the options object as a whole; ParamName names the offending option property, as documented (as MessagePumpOptions.Validate does).")]
-    public void Validate()
+    public void Validate() => ValidateAs(nameof(ServiceBusPumpProcessorOptions));
+
+    /// <summary>Throws when an option breaks its rule, naming <paramref name="owner"/> (the session processor's options check the options they share with these by the same rules).</summary>
+    [SuppressMessage("Usage", "MA0015:Specify the parameter name in ArgumentException", Justification = "Validate checks the options object as a whole; ParamName names the offending option property, as documented (as MessagePumpOptions.Validate does).")]
+    [SuppressMessage("Usage", "CA2208:Instantiate argument exceptions correctly", Justification = "Validate checks the options object as a whole; ParamName names the offending option property, as documented (as MessagePumpOptions.Validate does).")]
+    internal void ValidateAs(string owner)
     {
         if (MaxConcurrentCalls < 1)
         {
-            throw new ArgumentOutOfRangeException(nameof(MaxConcurrentCalls), MaxConcurrentCalls, "ServiceBusPumpProcessorOptions.MaxConcurrentCalls must be at least 1.");
+            throw new ArgumentOutOfRangeException(nameof(MaxConcurrentCalls), MaxConcurrentCalls, $"{owner}.MaxConcurrentCalls must be at least 1.");
         }
 
         if (MaxAutoLockRenewalDuration <= TimeSpan.Zero && MaxAutoLockRenewalDuration != Timeout.InfiniteTimeSpan)
         {
-            throw new ArgumentOutOfRangeException(nameof(MaxAutoLockRenewalDuration), MaxAutoLockRenewalDuration, "ServiceBusPumpProcessorOptions.MaxAutoLockRenewalDuration must be positive, or Timeout.InfiniteTimeSpan for no limit: the pump always renews locks while a handler runs, so zero (the SDK's 'do not renew') has no meaning here.");
+            throw new ArgumentOutOfRangeException(nameof(MaxAutoLockRenewalDuration), MaxAutoLockRenewalDuration, $"{owner}.MaxAutoLockRenewalDuration must be positive, or Timeout.InfiniteTimeSpan for no limit: the pump always renews locks while a handler runs, so zero (the SDK's 'do not renew') has no meaning here.");
         }
 
         if (ReceiveMode != ServiceBusReceiveMode.PeekLock)
         {
-            throw new ArgumentOutOfRangeException(nameof(ReceiveMode), ReceiveMode, "ServiceBusPumpProcessorOptions.ReceiveMode must be PeekLock: a message received in ReceiveAndDelete mode has no lock to renew, abandon or dead-letter.");
+            throw new ArgumentOutOfRangeException(nameof(ReceiveMode), ReceiveMode, $"{owner}.ReceiveMode must be PeekLock: a message received in ReceiveAndDelete mode has no lock to renew, abandon or dead-letter.");
         }
 
         if (!string.IsNullOrEmpty(Identifier) && string.IsNullOrWhiteSpace(Identifier))
         {
-            throw new ArgumentException("ServiceBusPumpProcessorOptions.Identifier must not be white space only: leave it null (or empty) for one made from the entity path, or name the processor.", nameof(Identifier));
+            throw new ArgumentException($"{owner}.Identifier must not be white space only: leave it null (or empty) for one made from the entity path, or name the processor.", nameof(Identifier));
         }
 
         if (ShutdownTimeout < TimeSpan.Zero && ShutdownTimeout != Timeout.InfiniteTimeSpan)
         {
-            throw new ArgumentOutOfRangeException(nameof(ShutdownTimeout), ShutdownTimeout, "ServiceBusPumpProcessorOptions.ShutdownTimeout must be zero or positive, or Timeout.InfiniteTimeSpan.");
+            throw new ArgumentOutOfRangeException(nameof(ShutdownTimeout), ShutdownTimeout, $"{owner}.ShutdownTimeout must be zero or positive, or Timeout.InfiniteTimeSpan.");
         }
 
-        SourceOptions().Validate();
+        SourceOptions().ValidateAs(owner);
     }
 
     /// <summary>The source's options these options imply.</summary>

@@ -124,7 +124,7 @@ public sealed class ServiceBusPumpSessionProcessorOptions
             LockDuration = LockDuration,
             ShutdownTimeout = ShutdownTimeout,
             Identifier = Identifier,
-        }.Validate();
+        }.ValidateAs(nameof(ServiceBusPumpSessionProcessorOptions));
     }
 
     /// <summary>The source's options these options imply.</summary>

@@ -292,6 +292,23 @@ public sealed class SessionProcessorTests
         act.Should().Throw<ArgumentOutOfRangeException>().Which.ParamName.Should().Be(nameof(ServiceBusPumpSessionProcessorOptions.MaxConcurrentCallsPerSession));
     }
 
+    [Fact]
+    public void A_bad_option_shared_with_the_processor_is_named_on_the_options_type_the_user_set_it_on()
+    {
+        static ArgumentException Refusal(Action validate) => validate.Should().Throw<ArgumentException>().Which;
+
+        Refusal(new ServiceBusPumpSessionProcessorOptions { ShutdownTimeout = TimeSpan.FromSeconds(-2) }.Validate)
+            .Message.Should().StartWith("ServiceBusPumpSessionProcessorOptions.ShutdownTimeout must");
+        Refusal(new ServiceBusPumpSessionProcessorOptions { PrefetchCount = -1 }.Validate)
+            .Message.Should().StartWith("ServiceBusPumpSessionProcessorOptions.PrefetchCount must");
+        Refusal(new ServiceBusPumpProcessorOptions { PrefetchCount = -1 }.Validate)
+            .Message.Should().StartWith("ServiceBusPumpProcessorOptions.PrefetchCount must");
+        Refusal(new ServiceBusPumpProcessorOptions { MaxAutoLockRenewalDuration = TimeSpan.Zero }.Validate)
+            .Message.Should().StartWith("ServiceBusPumpProcessorOptions.MaxAutoLockRenewalDuration must");
+        Refusal(new ServiceBusSourceOptions { PrefetchCount = -1 }.Validate)
+            .Message.Should().StartWith("ServiceBusSourceOptions.PrefetchCount must");
+    }
+
     private static string Text(BinaryData? state) => state is null || state.ToMemory().IsEmpty ? "-" : state.ToString();
 
     private static ServiceBusTestQueue CreateQueue(SbHarness sb) =>
