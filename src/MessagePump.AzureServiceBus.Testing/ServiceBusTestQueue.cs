@@ -60,6 +60,12 @@ public sealed partial class ServiceBusTestQueue
     public int ScheduledCount => _broker.Operate(now => _available.Values.Count(m => m.VisibleAt > now));
 
     /// <summary>Messages delivered and locked (not yet settled, lock not yet expired).</summary>
+    /// <remarks>
+    /// The locks a receive link held (a session's, or messages received and not settled) are freed when the link's close
+    /// completes, just after the broker answered the client's detach: a test that counts right after closing a receiver
+    /// (or stopping a processor, which closes its receivers) may still see them for a few milliseconds; wait for the
+    /// count (bounded) rather than read it once.
+    /// </remarks>
     public int LockedCount => _broker.Operate(_ => _locked.Count);
 
     /// <summary>Messages this entity moved to its dead-letter sub-queue so far (by the client or by the max delivery count).</summary>

@@ -46,7 +46,7 @@ public sealed class SessionProcessorTests
             log.AssertAcceptancesWellFormed(session);
         }
 
-        queue.LockedCount.Should().Be(0);
+        await NothingLockedAsync(queue);
     }
 
     [Fact]
@@ -82,7 +82,7 @@ public sealed class SessionProcessorTests
         log.EventsOf("s").Should().Equal("init 1", "start s0", "end s0", "start s1", "end s1", "close 1", "init 2", "start s2", "end s2", "close 2");
         statesSeen.Should().Equal("s0:-", "s1:after-s0", "s2:after-s1");
         log.ClosingStates.Should().Contain("1:after-s1", "the closing handler reads the state before the session is released");
-        queue.LockedCount.Should().Be(0);
+        await NothingLockedAsync(queue);
     }
 
     [Fact]
@@ -177,7 +177,7 @@ public sealed class SessionProcessorTests
         Volatile.Read(ref canceled).Should().Be(1, "the handler still running at the shutdown timeout has its token canceled");
         log.EventsOf("a").Should().Equal("init 1", "start a0", "end a0", "close 1");
         log.AssertAcceptancesWellFormed("a");
-        queue.LockedCount.Should().Be(0, "the running handler's message is abandoned and every session released");
+        await NothingLockedAsync(queue); // the running handler's message is abandoned and every session released
         queue.CompletionsOf("a0").Should().Be(0);
         stopped.Should().BeGreaterThanOrEqualTo(TimeSpan.FromMilliseconds(500), "the running handler was given the shutdown timeout");
     }
@@ -214,7 +214,7 @@ public sealed class SessionProcessorTests
         await processor.StopProcessingAsync();
 
         log.Overlaps.Should().BeEmpty();
-        queue.LockedCount.Should().Be(0);
+        await NothingLockedAsync(queue);
     }
 
     /// <summary>
@@ -279,7 +279,7 @@ public sealed class SessionProcessorTests
         log.ClosingStates.Should().Contain("1:lost", "the lost acceptance's closing handler cannot read the state, as with the SDK (SessionLockLost)");
         queue.CompletionsOf("s0").Should().Be(1);
         queue.CompletionsOf("s1").Should().Be(1);
-        queue.LockedCount.Should().Be(0);
+        await NothingLockedAsync(queue);
     }
 
     [Fact]
@@ -308,6 +308,16 @@ public sealed class SessionProcessorTests
         Refusal(new ServiceBusSourceOptions { PrefetchCount = -1 }.Validate)
             .Message.Should().StartWith("ServiceBusSourceOptions.PrefetchCount must");
     }
+
+    /// <summary>
+    /// Waits (bounded) until the broker holds no lock. A stop closes every session's receive link and returns once the
+    /// client's detach is answered; the test broker frees the locks of a closed link when the link's close completes,
+    /// just after that answer, so a message received for a session being closed (no handler will run it) can still be
+    /// counted locked for a few milliseconds after the stop returned (seen: 1 locked at the stop's return, 0 after 12 ms,
+    /// once in three runs under load). Nothing may stay locked: a lock that is not freed fails the test.
+    /// </summary>
+    private static Task NothingLockedAsync(ServiceBusTestQueue queue) =>
+        Bounded.UntilAsync(() => Task.FromResult(queue.LockedCount == 0), SbHarness.HangBound, "every lock freed after the stop", TimeSpan.FromMilliseconds(5));
 
     private static string Text(BinaryData? state) => state is null || state.ToMemory().IsEmpty ? "-" : state.ToString();
 
