@@ -7,6 +7,7 @@ public sealed class ServiceBusTestFaults
     private readonly Queue<ServiceBusTestFault> _renewalFaults = new();
     private readonly Queue<ServiceBusTestFault> _receiveFaults = new();
     private TimeSpan _renewLockDelay;
+    private TimeSpan _settlementAnswerDelay;
 
     internal ServiceBusTestFaults(ServiceBusTestBroker broker) => _broker = broker;
 
@@ -32,6 +33,32 @@ public sealed class ServiceBusTestFaults
             lock (_broker.Sync)
             {
                 _renewLockDelay = value;
+            }
+        }
+    }
+
+    /// <summary>
+    /// How late the answer to each settlement a receive link gets (complete, abandon, dead-letter, defer) goes out,
+    /// measured on the broker's clock: the settlement is applied when it arrives (later renewals of the message are
+    /// refused at once), only its answer waits, as when the way back to the client is slow. Zero (the default) answers at once.
+    /// </summary>
+    /// <exception cref="ArgumentOutOfRangeException">The value is negative.</exception>
+    public TimeSpan SettlementAnswerDelay
+    {
+        get
+        {
+            lock (_broker.Sync)
+            {
+                return _settlementAnswerDelay;
+            }
+        }
+
+        set
+        {
+            ArgumentOutOfRangeException.ThrowIfLessThan(value, TimeSpan.Zero);
+            lock (_broker.Sync)
+            {
+                _settlementAnswerDelay = value;
             }
         }
     }

@@ -212,7 +212,26 @@ internal sealed class ConsumerLink : IConsumer
             outcome = OutcomeFor(result, kind);
         }
 
-        if (!delivery.Settled)
+        if (delivery.Settled)
+        {
+            return;
+        }
+
+        var delay = _broker.Faults.SettlementAnswerDelay;
+        if (delay <= TimeSpan.Zero)
+        {
+            _link.DisposeDelivery(delivery, true, outcome);
+            return;
+        }
+
+        _ = AnswerLateAsync(delivery, outcome, delay);
+    }
+
+    /// <summary>Sends a settlement's answer after <paramref name="delay"/> on the broker's clock (<see cref="ServiceBusTestFaults.SettlementAnswerDelay"/>).</summary>
+    private async Task AnswerLateAsync(Delivery delivery, Outcome outcome, TimeSpan delay)
+    {
+        await Task.Delay(delay, _broker.TimeProvider).ConfigureAwait(false);
+        if (!_closed)
         {
             _link.DisposeDelivery(delivery, true, outcome);
         }

@@ -14,8 +14,10 @@ namespace PriorityAsync.MessagePump.AzureServiceBus;
 /// Dispose the handle (<c>using var lease = keeper.Keep(args, processor);</c>) when the handler is done; pass
 /// <see cref="LeaseHandle.LeaseLostToken"/> to the work, which a lost lock cancels. A renewal the broker refuses
 /// because the message was settled — through the handle, through the processor's args inside the handler (the SDK
-/// marks the message settled once the broker answered), or by the processor's auto-complete after the handle was
-/// disposed — is not a lost lock. A <see cref="ServiceBusReceiver"/> marks nothing: in a receiver loop, settle through
+/// marks the message settled once the broker answered; a refusal that comes back before that answer waits for it up to
+/// the keeper's worst recent renew round trip, at least 1 s and never past the lock's known expiry, before it counts as
+/// lost), or by the processor's auto-complete after the handle was disposed — is not a lost lock. A
+/// <see cref="ServiceBusReceiver"/> marks nothing: in a receiver loop, settle through
 /// the handle, or dispose it before settling through the receiver.
 /// </para>
 /// <para>
@@ -133,7 +135,7 @@ public static class ServiceBusLeaseKeeperExtensions
             hint = null;
         }
 
-        kept.Attach(handle, hint);
+        kept.Attach(keeper, handle, hint);
         return handle;
     }
 

@@ -107,6 +107,9 @@ public sealed partial class LeaseKeeper : IAsyncDisposable
     /// <summary>Gets the keeper's clock.</summary>
     public TimeProvider TimeProvider { get; }
 
+    /// <summary>Gets the worst renew round trip of the keeper's recent calls (<see cref="RenewRoundTrips.Worst"/>), or zero before the first.</summary>
+    internal TimeSpan WorstRenewRoundTrip => _renewRoundTrips.Worst;
+
     /// <summary>
     /// Keeps <paramref name="message"/>'s lease until the returned handle is disposed, the message is settled through
     /// it, the lease is lost or the keeper stops.

@@ -68,6 +68,7 @@ internal static class KeepProcessorSample
         // <receiver>
         public static async Task RunAsync(ServiceBusReceiver receiver, LeaseKeeper keeper, Func<BinaryData, CancellationToken, Task> handle, CancellationToken stop)
         {
+            await receiver.PeekMessageAsync(long.MaxValue, stop);         // opens the $management link renewals use, before a lock runs
             while (!stop.IsCancellationRequested)
             {
                 var message = await receiver.ReceiveMessageAsync(TimeSpan.FromSeconds(5), stop);

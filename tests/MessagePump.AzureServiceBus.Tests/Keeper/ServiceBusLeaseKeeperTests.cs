@@ -122,6 +122,94 @@ public sealed class ServiceBusLeaseKeeperTests
     }
 
     [Fact]
+    public async Task A_renewal_refused_while_the_handler_s_own_complete_waits_for_its_answer_is_not_a_lost_lock()
+    {
+        // The SDK marks a message settled only once the broker answered args.CompleteMessageAsync. Here the broker applies
+        // the complete at once but answers it 6 s later, and answers renewals 4 s late: the renewal sent just before the
+        // complete is refused (the lock is gone) 2 s before the complete's answer comes back.
+        await using var sb = await SbHarness.StartAsync(virtualTime: true);
+        var queue = sb.Broker.CreateQueue("orders", new ServiceBusTestEntityOptions { LockDuration = LockDuration });
+        queue.Send("x"u8.ToArray(), "x");
+        sb.Broker.Faults.RenewLockDelay = TimeSpan.FromSeconds(4);
+        sb.Broker.Faults.SettlementAnswerDelay = TimeSpan.FromSeconds(6);
+        await using var kept = await KeeperRig.StartAsync(sb);
+        await using var processor = sb.Transport.Client.CreateProcessor("orders", ProcessorOptions());
+        var handler = new HandlerProbe();
+        processor.ProcessMessageAsync += async args =>
+        {
+            using var lease = kept.Keeper.Keep(args, processor);
+            await handler.HoldAsync(lease);
+            await args.CompleteMessageAsync(args.Message, CancellationToken.None); // the user's own settlement, handle still kept
+            handler.Completed.TrySetResult();
+        };
+        processor.ProcessErrorAsync += _ => Task.CompletedTask;
+        await processor.StartProcessingAsync();
+        var lease = await handler.Entered.Task.WaitAsync(SbHarness.HangBound);
+
+        await AdvanceUntilAsync(sb.VirtualClock, () => lease.RenewalCount >= 1, "a first renewal answered (the keeper measures its round trip)");
+        var calls = kept.Keeper.GetStatistics().RenewCalls;
+        await AdvanceUntilAsync(sb.VirtualClock, () => kept.Keeper.GetStatistics().RenewCalls > calls, "the next renewal sent");
+        handler.Release.SetResult(); // the handler completes now, while that renewal waits at the broker
+        await Bounded.UntilAsync(() => Task.FromResult(queue.CompletionsOf("x") == 1), SbHarness.HangBound, "the complete applied");
+        var renewsBefore = queue.RenewCount;
+        await AdvanceUntilAsync(sb.VirtualClock, () => handler.Completed.Task.IsCompleted && !lease.IsKept, "the complete answered and the refusal handled");
+        await processor.StopProcessingAsync();
+
+        queue.RenewCount.Should().BeGreaterThan(renewsBefore, "the broker judged the renewal after the complete: refused");
+        lease.IsLost.Should().BeFalse("the user's own complete was under way: the refusal is the settlement's, not a lost lock");
+        lease.LeaseLostToken.IsCancellationRequested.Should().BeFalse();
+        kept.Lost.Should().BeEmpty();
+        kept.Keeper.GetStatistics().LeasesLost.Should().Be(0);
+    }
+
+    [Fact]
+    public async Task A_renewal_refused_without_a_settlement_under_way_is_still_reported_lost_after_the_grace()
+    {
+        await using var sb = await SbHarness.StartAsync(virtualTime: true);
+        var queue = sb.Broker.CreateQueue("orders", new ServiceBusTestEntityOptions { LockDuration = LockDuration, MaxDeliveryCount = 5 });
+        queue.Send("x"u8.ToArray(), "x");
+        sb.Broker.Faults.RenewLockDelay = TimeSpan.FromSeconds(4);
+        await using var kept = await KeeperRig.StartAsync(sb);
+        await using var processor = sb.Transport.Client.CreateProcessor("orders", ProcessorOptions());
+        var handler = new HandlerProbe();
+        processor.ProcessMessageAsync += async args =>
+        {
+            if (args.Message.DeliveryCount > 1)
+            {
+                return; // the redelivery after the loss: not kept
+            }
+
+            using var lease = kept.Keeper.Keep(args, processor);
+            await handler.HoldAsync(lease);
+        };
+        processor.ProcessErrorAsync += _ => Task.CompletedTask;
+        await processor.StartProcessingAsync();
+        var lease = await handler.Entered.Task.WaitAsync(SbHarness.HangBound);
+        await AdvanceUntilAsync(sb.VirtualClock, () => lease.RenewalCount >= 1, "a first renewal answered");
+
+        sb.Broker.Faults.FailNextRenewals(1, ServiceBusTestFault.LockLost); // the lock is lost; nothing settles it
+        await AdvanceUntilAsync(sb.VirtualClock, () => lease.LeaseLostToken.IsCancellationRequested, "the lease token canceled");
+        await Bounded.UntilAsync(() => Task.FromResult(kept.Lost.Count == 1), SbHarness.HangBound, "the loss reported");
+        handler.Release.SetResult();
+        await processor.StopProcessingAsync();
+
+        lease.IsLost.Should().BeTrue();
+        kept.Lost.Should().ContainSingle().Which.Should().Be("x");
+        kept.Keeper.GetStatistics().LeasesLost.Should().Be(1);
+    }
+
+    [Theory]
+    [InlineData(0, 30, 1)] // no round trip measured yet: the floor
+    [InlineData(4, 30, 4)] // the worst renew round trip
+    [InlineData(4, 2, 2)] // never past the lock's known expiry
+    [InlineData(4, -1, -1)] // an expired lock does not wait (zero or less)
+    public void The_settlement_grace_is_the_worst_round_trip_at_least_the_floor_and_at_most_the_lock_left(int worstSeconds, int lockLeftSeconds, int expectedSeconds)
+    {
+        KeptServiceBusMessage.MinSettlementGrace.Should().Be(TimeSpan.FromSeconds(1));
+        KeptServiceBusMessage.SettlementGrace(TimeSpan.FromSeconds(worstSeconds), TimeSpan.FromSeconds(lockLeftSeconds)).Should().Be(TimeSpan.FromSeconds(expectedSeconds));
+    }
+
+    [Fact]
     public void The_SDK_s_settled_flag_that_tells_a_settlement_from_a_lost_lock_is_readable()
     {
         // Azure.Messaging.ServiceBus has no public "settled": the adapter reads the internal flag ProcessMessageEventArgs
@@ -330,6 +418,17 @@ public sealed class ServiceBusLeaseKeeperTests
                 TimeSpan.FromMilliseconds(5));
             lease.IsLost.Should().BeFalse($"the keeper renews in time ({advanced} of virtual time)");
             clock.Advance(Step);
+        }
+    }
+
+    /// <summary>Advances the virtual clock a second at a time (at most three lock durations) until <paramref name="done"/>, giving the client and the keeper a moment after each step.</summary>
+    private static async Task AdvanceUntilAsync(VirtualTimeProvider clock, Func<bool> done, string what)
+    {
+        for (var advanced = TimeSpan.Zero; !done(); advanced += Step)
+        {
+            advanced.Should().BeLessThan(LockDuration * 3, $"{what} within three lock durations of virtual time");
+            clock.Advance(Step);
+            await Bounded.UntilAsync(() => Task.FromResult(done()), TimeSpan.FromMilliseconds(200), what, TimeSpan.FromMilliseconds(10)).ContinueWith(static _ => { }, TaskScheduler.Default);
         }
     }
 

@@ -12,7 +12,8 @@ namespace LeaseSimulation.Brokers.ServiceBus;
 /// message, starts (without awaiting) a lock keeper that renews every renew interval and a processor that runs the seed's
 /// loops and completes. It keeps receiving however loaded it is; all its continuations run where it was started (the
 /// FIFO single-thread context, or the thread pool). Receives until the queue is drained or the run's deadline. Given a
-/// <see cref="LeaseKeeper"/> (<c>receiver-keeper</c>), the keeper keeps each message instead of the seed's renewal loop.
+/// <see cref="LeaseKeeper"/> (<c>receiver-keeper</c>), the keeper keeps each message instead of the seed's renewal loop,
+/// and the loop first opens its receiver's management link, as the keeper's docs tell a receiver loop to.
 /// </summary>
 public sealed class ServiceBusSeedConsumer
 {
@@ -44,6 +45,14 @@ public sealed class ServiceBusSeedConsumer
         var receiver = _queue.CreateReceiver();
         try
         {
+            if (_keeper is not null)
+            {
+                // As docs/keep-your-servicebusprocessor.md tells a receiver loop with a keeper: open the receiver's
+                // $management link, which renewals use, before the first message is locked. The SDK opens it at the
+                // first renewal, which then waits for two more answers from a starved pool while a short lock runs out.
+                await receiver.PeekMessageAsync(long.MaxValue);
+            }
+
             while (!_queue.IsDrained && !_run.ReachedDeadline)
             {
                 await _run.Clock.Delay(ScenarioRandom.Jitter(settings.ReceiveTime, settings.IoJitter, random), timers);
