@@ -29,7 +29,7 @@ public sealed partial class PriorityMessagePump : IAsyncDisposable
     private readonly Func<MessageContext, CancellationToken, Task> _handler;
     private readonly MessagePumpOptions _options;
     private readonly Lock _gate = new();
-    private readonly HashSet<MessageContext> _inFlight = [];
+    private readonly HashSet<PumpDelivery> _inFlight = [];
     private int _settling; // messages of _inFlight whose settlement was sent (see FreeSlotAtSettlement); under _gate
     private readonly CancellationTokenSource _receiveCancellation = new();
     private readonly ReceiveAdmission _admission;
@@ -107,6 +107,12 @@ public sealed partial class PriorityMessagePump : IAsyncDisposable
 
     /// <summary>Gets the keeper of the pump's leases (built from the pump's options; reports through the pump's events).</summary>
     internal LeaseKeeper Keeper { get; }
+
+    /// <summary>Gets the handler a message's path (<see cref="PumpDelivery"/>) runs.</summary>
+    internal Func<MessageContext, CancellationToken, Task> Handler => _handler;
+
+    /// <summary>Gets the pump's events: a message's path reports its handler through them.</summary>
+    internal PumpEvents Events => _events;
 
     /// <summary>Gets the queue the pump consumes.</summary>
     internal IMessageSource Source => _source;
