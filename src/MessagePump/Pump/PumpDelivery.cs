@@ -137,24 +137,23 @@ internal sealed class PumpDelivery : IDelivery
     /// </summary>
     private async Task ProcessAsync()
     {
-        var pump = _pump;
         try
         {
             // 1. [processing lane] The handler, unless the lease keeper found the lease lost (or the stop path claimed
             //    the message) before it started: the broker may already deliver the message elsewhere.
-            await pump.ProcessingLane.SwitchTo();
+            await _pump.ProcessingLane.SwitchTo();
             if (IsClaimed)
             {
                 return;
             }
 
-            var started = pump.TimeProvider.GetTimestamp();
+            var started = _pump.TimeProvider.GetTimestamp();
             Activity? span = null;
             Exception? failure = null;
             try
             {
-                span = pump.Events.Processing(Message); // Activity.Current inside the handler
-                await (pump.Handler(Context, CancellationToken)
+                span = _pump.Events.Processing(Message); // Activity.Current inside the handler
+                await (_pump.Handler(Context, CancellationToken)
                     ?? throw new InvalidOperationException("The message handler returned null; it must return a task."));
             }
             catch (Exception ex)
@@ -162,11 +161,11 @@ internal sealed class PumpDelivery : IDelivery
                 failure = ex;
             }
 
-            ReportProcessed(span, pump.TimeProvider.GetElapsedTime(started), failure);
+            ReportProcessed(span, _pump.TimeProvider.GetElapsedTime(started), failure);
 
             // 2. [lease lane] Settling releases the lock: as urgent as keeping it. Complete, or abandon on failure,
             //    unless the message was claimed meanwhile (its lease lost, or settled by the handler or at stop).
-            await pump.LeaseLane.SwitchTo();
+            await _pump.LeaseLane.SwitchTo();
             if (IsClaimed)
             {
                 return;
@@ -174,15 +173,15 @@ internal sealed class PumpDelivery : IDelivery
 
             if (failure is not null)
             {
-                pump.Events.HandlerFailed(Message, failure);
+                _pump.Events.HandlerFailed(Message, failure);
             }
 
-            var settling = pump.SettleAsync(this, failure is null ? Settlement.Complete : Settlement.Abandon);
+            var settling = _pump.SettleAsync(this, failure is null ? Settlement.Complete : Settlement.Abandon);
 
             // 3. The handler has returned and its settlement is on its way: the slot is free for the next receive.
             if (!settling.IsCompleted)
             {
-                pump.FreeSlotAtSettlement(this);
+                _pump.FreeSlotAtSettlement(this);
                 await ((Task)settling).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing | ConfigureAwaitOptions.ContinueOnCapturedContext);
             }
         }
