@@ -226,7 +226,7 @@ public sealed partial class PriorityMessagePump : IAsyncDisposable
         Debug.Assert(_gate.IsHeldByCurrentThread, "The pump's books are read under its lock.");
         Debug.Assert(_settling >= 0 && _settling <= _inFlight.Count, $"{_settling} settling of {_inFlight.Count} in flight.");
         Debug.Assert(_settling == 0 || _options.ReceiveDuringSettlement, "A settlement freed a slot although ReceiveDuringSettlement is off.");
-        Debug.Assert(_settling == _inFlight.Count(static c => c.IsSettling), "The settling count differs from the contexts marked settling.");
+        Debug.Assert(_settling == _inFlight.Count(static d => d.IsSettling), "The settling count differs from the deliveries marked settling.");
         Debug.Assert(_peakInFlight >= _inFlight.Count, $"Peak {_peakInFlight} under the {_inFlight.Count} in flight.");
         Debug.Assert(_receiveCallEnded is null || _receiveCallUnderWay, "The stop waits on a receive call that is not under way.");
     }
