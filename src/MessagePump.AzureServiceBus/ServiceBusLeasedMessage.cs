@@ -35,7 +35,7 @@ public sealed class ServiceBusLeasedMessage : ILeasedMessage, IPumpRoutedMessage
     private readonly SessionLock? _session;
     private IReadOnlyDictionary<string, string>? _headers;
     private long _lockedUntilTicks;
-    private MessageContext? _owner;
+    private PumpDelivery? _owner;
     private PropertiesToModify? _propertiesToModify;
 
     internal ServiceBusLeasedMessage(ServiceBusReceiver receiver, ServiceBusReceivedMessage message, ServiceBusEntity entity, SessionLock? session = null)
@@ -158,10 +158,10 @@ public sealed class ServiceBusLeasedMessage : ILeasedMessage, IPumpRoutedMessage
     }
 
     /// <inheritdoc />
-    void IPumpRoutedMessage.RouteSettlementsThrough(MessageContext context)
+    void IPumpRoutedMessage.RouteSettlementsThrough(PumpDelivery delivery)
     {
-        var previous = Interlocked.Exchange(ref _owner, context);
-        Debug.Assert(previous is null, "A delivery is owned by one pump context.");
+        var previous = Interlocked.Exchange(ref _owner, delivery);
+        Debug.Assert(previous is null, "A delivery is owned by one pump.");
     }
 
     /// <inheritdoc />

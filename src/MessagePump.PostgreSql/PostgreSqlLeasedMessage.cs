@@ -20,7 +20,7 @@ public sealed class PostgreSqlLeasedMessage : ILeasedMessage, IPumpRoutedMessage
 {
     private long _lockedUntilTicks;
     private long _serverLockedUntilTicks;
-    private MessageContext? _owner;
+    private PumpDelivery? _owner;
 
     internal PostgreSqlLeasedMessage(
         PostgreSqlQueue queue,
@@ -124,10 +124,10 @@ public sealed class PostgreSqlLeasedMessage : ILeasedMessage, IPumpRoutedMessage
     }
 
     /// <inheritdoc />
-    void IPumpRoutedMessage.RouteSettlementsThrough(MessageContext context)
+    void IPumpRoutedMessage.RouteSettlementsThrough(PumpDelivery delivery)
     {
-        var previous = Interlocked.Exchange(ref _owner, context);
-        Debug.Assert(previous is null, "A delivery is owned by one pump context.");
+        var previous = Interlocked.Exchange(ref _owner, delivery);
+        Debug.Assert(previous is null, "A delivery is owned by one pump.");
     }
 
     /// <inheritdoc />

@@ -165,7 +165,7 @@ public class ServiceBusPumpMessageEventArgs : EventArgs
 
         try
         {
-            await Context.LeaseLane.Run(() => _leased.RenewLockAsync(cancellationToken)).ConfigureAwait(true);
+            await ((PumpDelivery)Context.Delivery).LeaseLane.Run(() => _leased.RenewLockAsync(cancellationToken)).ConfigureAwait(true);
         }
         catch (LeaseLostException ex)
         {
@@ -197,7 +197,7 @@ public class ServiceBusPumpMessageEventArgs : EventArgs
                 // Set before the pump claims the settlement: only a settlement of this kind sends them (this one; the
                 // pump's own abandon at stop could also, were it to claim the message first: the handler asked for it).
                 _leased.SetPropertiesToModify(settlement, propertiesToModify);
-                return Context.SettleAsync(settlement, reason, description);
+                return Context.Delivery.SettleAsync(settlement, reason, description);
             },
             cancellationToken);
 

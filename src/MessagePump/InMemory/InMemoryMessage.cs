@@ -11,7 +11,7 @@ namespace PriorityAsync.MessagePump;
 internal sealed class InMemoryMessage : ILeasedMessage, IPumpRoutedMessage
 {
     private long _lockedUntilTicks;
-    private MessageContext? _owner;
+    private PumpDelivery? _owner;
 
     internal InMemoryMessage(InMemoryQueue queue, InMemoryQueue.Entry entry, Guid lockToken, int deliveryCount, DateTimeOffset lockedUntil)
     {
@@ -68,10 +68,10 @@ internal sealed class InMemoryMessage : ILeasedMessage, IPumpRoutedMessage
             : Queue.DeadLetterAsync(LockToken, reason, cancellationToken);
     }
 
-    void IPumpRoutedMessage.RouteSettlementsThrough(MessageContext context)
+    void IPumpRoutedMessage.RouteSettlementsThrough(PumpDelivery delivery)
     {
-        var previous = Interlocked.Exchange(ref _owner, context);
-        Debug.Assert(previous is null, "A delivery is owned by one pump context.");
+        var previous = Interlocked.Exchange(ref _owner, delivery);
+        Debug.Assert(previous is null, "A delivery is owned by one pump.");
     }
 
     /// <remarks>The in-memory queue keeps no dead-letter description: <paramref name="description"/> is dropped.</remarks>

@@ -20,12 +20,12 @@ public sealed class LeaseHandle : IDisposable
     private int _lost;
     private int _renewals;
 
-    internal LeaseHandle(LeaseKeeper keeper, ILeasedMessage message, IMessageSource? source, MessageContext? context)
+    internal LeaseHandle(LeaseKeeper keeper, ILeasedMessage message, IMessageSource? source, PumpDelivery? delivery)
     {
         _keeper = keeper;
         Message = message;
         Source = source;
-        Context = context;
+        Delivery = delivery;
     }
 
     /// <summary>Gets the kept message.</summary>
@@ -70,8 +70,8 @@ public sealed class LeaseHandle : IDisposable
     /// <summary>Gets the source whose batch renewals and lock duration the keeper uses, or <see langword="null"/> (renewed one by one through the message).</summary>
     internal IMessageSource? Source { get; }
 
-    /// <summary>Gets the pump's context when a pump owns this lease, else <see langword="null"/>.</summary>
-    internal MessageContext? Context { get; }
+    /// <summary>Gets the pump's delivery when a pump owns this lease, else <see langword="null"/>.</summary>
+    internal PumpDelivery? Delivery { get; }
 
     /// <summary>Gets or sets the lease due before this one in the keeper's <see cref="LeaseSchedule"/>.</summary>
     internal LeaseHandle? SchedulePrevious { get; set; }

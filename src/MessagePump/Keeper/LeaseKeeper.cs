@@ -145,7 +145,7 @@ public sealed partial class LeaseKeeper : IAsyncDisposable
             throw new ArgumentException($"Message {message.MessageId}'s lock expired at {message.LockedUntil:O} (now {now:O}): it was lost or settled already, and there is nothing to keep.", nameof(message));
         }
 
-        var handle = new LeaseHandle(this, message, source, context: null);
+        var handle = new LeaseHandle(this, message, source, delivery: null);
         TaskCompletionSource? wake;
         lock (_gate)
         {
@@ -258,7 +258,7 @@ public sealed partial class LeaseKeeper : IAsyncDisposable
     /// <summary>Puts a pump's lease in the schedule (the pump received its message).</summary>
     internal void Schedule(LeaseHandle lease)
     {
-        Debug.Assert(lease.Context is not null, "Only a pump's leases are scheduled without Keep.");
+        Debug.Assert(lease.Delivery is not null, "Only a pump's leases are scheduled without Keep.");
         TaskCompletionSource? wake;
         lock (_gate)
         {
@@ -284,7 +284,7 @@ public sealed partial class LeaseKeeper : IAsyncDisposable
 
             _schedule.Remove(lease);
             _keptCount--;
-            if (lease.Context is null)
+            if (lease.Delivery is null)
             {
                 _kept.Remove(lease.Message);
             }

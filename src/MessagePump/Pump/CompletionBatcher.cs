@@ -49,25 +49,25 @@ internal sealed class CompletionBatcher
     }
 
     /// <summary>
-    /// Completes the message of <paramref name="context"/>: <see langword="null"/> when completed, otherwise the
+    /// Completes the message of <paramref name="delivery"/>: <see langword="null"/> when completed, otherwise the
     /// failure for this message (<see cref="LeaseLostException"/>, <see cref="OperationCanceledException"/> when its
     /// settlement was aborted, or the failure of the whole call). The value task must be awaited exactly once.
     /// </summary>
-    public ValueTask<Exception?> CompleteAsync(MessageContext context)
+    public ValueTask<Exception?> CompleteAsync(PumpDelivery delivery)
     {
         PendingCompletion pending;
         bool lead;
         lock (_gate)
         {
             pending = _pool.TryPop(out var pooled) ? pooled : new PendingCompletion(this);
-            pending.Rent(context);
+            pending.Rent(delivery);
             _queued.Add(pending);
             lead = !_sending;
             _sending = true;
         }
 
         var outcome = pending.Outcome; // before the listener: an abort may complete it at once
-        context.ListenForSettleAbort(pending); // no token registration per message: the context tells us directly
+        delivery.ListenForSettleAbort(pending); // no token registration per message: the delivery tells us directly
         if (lead)
         {
             _ = SendAllAsync();
@@ -112,7 +112,7 @@ internal sealed class CompletionBatcher
             {
                 var pending = _queued[i];
                 pending.CallNumber = _callNumber;
-                messages[i] = pending.Context!.Message;
+                messages[i] = pending.Delivery!.Message;
                 _members.Add(pending);
             }
 
@@ -197,7 +197,7 @@ internal sealed class CompletionBatcher
         {
             try
             {
-#pragma warning disable VSTHRD103 // In the lane, like the settle-abort token of a single call (see MessageContext.AbortSettlement).
+#pragma warning disable VSTHRD103 // In the lane, like the settle-abort token of a single call (see PumpDelivery.AbortSettlement).
                 cancel.Cancel();
 #pragma warning restore VSTHRD103
             }

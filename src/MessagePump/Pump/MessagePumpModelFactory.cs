@@ -30,6 +30,6 @@ public static class MessagePumpModelFactory
         CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(message);
-        return new MessageContext(message, scheduler, timeProvider ?? scheduler?.TimeProvider ?? TimeProvider.System, cancellationToken);
+        return new MessageContext(new DetachedDelivery(message, scheduler, timeProvider ?? scheduler?.TimeProvider ?? TimeProvider.System, cancellationToken));
     }
 }

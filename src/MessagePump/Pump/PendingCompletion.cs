@@ -11,7 +11,7 @@ internal sealed class PendingCompletion : IValueTaskSource<Exception?>, ISettleA
 {
     private readonly CompletionBatcher _batcher;
     private ManualResetValueTaskSourceCore<Exception?> _core;
-    private MessageContext? _context;
+    private PumpDelivery? _delivery;
     private SynchronizationContext? _capturedContext;
     private Action<object?>? _continuation;
     private object? _continuationState;
@@ -23,7 +23,7 @@ internal sealed class PendingCompletion : IValueTaskSource<Exception?>, ISettleA
         _batcher = batcher;
     }
 
-    public MessageContext? Context => Volatile.Read(ref _context);
+    public PumpDelivery? Delivery => Volatile.Read(ref _delivery);
 
     /// <summary>Gets whether the outcome is set.</summary>
     public bool IsCompleted => Volatile.Read(ref _set) != 0;
@@ -33,14 +33,14 @@ internal sealed class PendingCompletion : IValueTaskSource<Exception?>, ISettleA
 
     public ValueTask<Exception?> Outcome => new(this, _core.Version);
 
-    /// <summary>Takes the completion for <paramref name="context"/>. Call under the batcher's lock.</summary>
-    public void Rent(MessageContext context)
+    /// <summary>Takes the completion for <paramref name="delivery"/>. Call under the batcher's lock.</summary>
+    public void Rent(PumpDelivery delivery)
     {
         _core.Reset();
         Volatile.Write(ref _set, 0);
         _owners = 2;
         CallNumber = 0;
-        Volatile.Write(ref _context, context);
+        Volatile.Write(ref _delivery, delivery);
     }
 
     /// <summary>Sets the outcome; only the first one counts.</summary>
@@ -58,7 +58,7 @@ internal sealed class PendingCompletion : IValueTaskSource<Exception?>, ISettleA
     /// <summary>The batcher lets go of it. Call under the batcher's lock.</summary>
     public void Release()
     {
-        _context?.ListenForSettleAbort(null);
+        _delivery?.ListenForSettleAbort(null);
         ReleaseOwner();
     }
 
@@ -117,9 +117,9 @@ internal sealed class PendingCompletion : IValueTaskSource<Exception?>, ISettleA
 
     public void OnSettleAbort(CancellationToken token)
     {
-        // The context may have told this listener just as the completion was reused for another message: only the
+        // The delivery may have told this listener just as the completion was reused for another message: only the
         // abort of the message it carries now counts.
-        if (Context is not { IsSettleAborted: true } context || token != context.SettleAbortToken)
+        if (Delivery is not { IsSettleAborted: true } delivery || token != delivery.SettleAbortToken)
         {
             return;
         }
@@ -141,7 +141,7 @@ internal sealed class PendingCompletion : IValueTaskSource<Exception?>, ISettleA
     {
         if (--_owners == 0)
         {
-            Volatile.Write(ref _context, null);
+            Volatile.Write(ref _delivery, null);
             _batcher.Return(this);
         }
     }

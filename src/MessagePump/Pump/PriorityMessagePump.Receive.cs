@@ -183,7 +183,7 @@ public sealed partial class PriorityMessagePump
     /// receive need not wait for the broker's answer. The message stays in flight (its lease kept, the stop path waiting
     /// for it) until that answer. A settlement a handler makes itself frees nothing while the handler runs.
     /// </summary>
-    private void FreeSlotAtSettlement(MessageContext context)
+    internal void FreeSlotAtSettlement(PumpDelivery delivery)
     {
         if (!_options.ReceiveDuringSettlement)
         {
@@ -192,9 +192,9 @@ public sealed partial class PriorityMessagePump
 
         lock (_gate)
         {
-            if (!context.IsSettling && _inFlight.Contains(context))
+            if (!delivery.IsSettling && _inFlight.Contains(delivery))
             {
-                context.IsSettling = true;
+                delivery.IsSettling = true;
                 _settling++;
                 SignalCapacityLocked();
             }
@@ -227,13 +227,13 @@ public sealed partial class PriorityMessagePump
         _capacityWaiter = null;
     }
 
-    /// <summary>Registers a received message, puts its lease in the keeper's schedule and starts its handler.</summary>
+    /// <summary>Registers a received message, puts its lease in the keeper's schedule and starts its path.</summary>
     private void Start(ILeasedMessage message)
     {
-        var context = new MessageContext(this, message);
+        var delivery = new PumpDelivery(this, message);
         lock (_gate)
         {
-            _inFlight.Add(context);
+            _inFlight.Add(delivery);
             if (_inFlight.Count > _peakInFlight)
             {
                 Volatile.Write(ref _peakInFlight, _inFlight.Count);
@@ -242,9 +242,37 @@ public sealed partial class PriorityMessagePump
             AssertInvariantsLocked();
         }
 
-        Keeper.Schedule(context.Lease);
+        Keeper.Schedule(delivery.Lease);
         _events.Received(message);
-        context.StartProcessing(ProcessingLane);
+        delivery.Start(); // its path, from the processing lane to its end: PumpDelivery.ProcessAsync
+    }
+
+    /// <summary>
+    /// Takes a message out of the pump's books: drops its lease from the keeper's schedule, signals it finished, frees
+    /// its slot and wakes the receive loop. Called at the end of the message's path (<see cref="PumpDelivery"/>), or by
+    /// the stop path for a handler still running; only the first call counts.
+    /// </summary>
+    internal void Finish(PumpDelivery delivery)
+    {
+        Keeper.Release(delivery.Lease); // the lease is dropped the moment the message is settled
+        delivery.SignalFinished();
+        bool removed;
+        lock (_gate)
+        {
+            removed = _inFlight.Remove(delivery);
+            if (removed && delivery.IsSettling)
+            {
+                _settling--;
+            }
+
+            SignalCapacityLocked();
+            AssertInvariantsLocked();
+        }
+
+        if (removed)
+        {
+            _events.Finished();
+        }
     }
 
     /// <summary>

@@ -6,8 +6,8 @@ public sealed partial class PriorityMessagePump
 {
     /// <summary>Settles the message unless another settlement claimed it first; retries transient failures while the lock lasts.</summary>
     /// <returns>Whether this call settled the message.</returns>
-    internal Task<bool> SettleAsync(MessageContext context, Settlement settlement, string? reason = null, string? description = null) =>
-        context.TryClaim() ? SettleClaimedAsync(context, settlement, reason, description) : Task.FromResult(false);
+    internal Task<bool> SettleAsync(PumpDelivery delivery, Settlement settlement, string? reason = null, string? description = null) =>
+        delivery.TryClaim() ? SettleClaimedAsync(delivery, settlement, reason, description) : Task.FromResult(false);
 
     /// <summary>
     /// Settles the message for a settle call made on the message itself (<see cref="IPumpRoutedMessage"/>), under the
@@ -16,52 +16,52 @@ public sealed partial class PriorityMessagePump
     /// <returns>A task that completes when the message is settled.</returns>
     /// <exception cref="LeaseLostException">The message was already settled (claimed by another settlement), or its lease is lost.</exception>
     /// <exception cref="Exception">The broker refused the settlement for good: its own exception, as the pump logged it.</exception>
-    internal async Task SettleForMessageAsync(MessageContext context, Settlement settlement, string? reason, string? description)
+    internal async Task SettleForMessageAsync(PumpDelivery delivery, Settlement settlement, string? reason, string? description)
     {
-        if (!context.TryClaim())
+        if (!delivery.TryClaim())
         {
-            throw new LeaseLostException(context.LeaseState == MessageLeaseState.Lost
-                ? $"Cannot {OperationName(settlement)} {context.Message.MessageId}: its lease was lost."
-                : $"Cannot {OperationName(settlement)} {context.Message.MessageId}: it was already settled.");
+            throw new LeaseLostException(delivery.LeaseState == MessageLeaseState.Lost
+                ? $"Cannot {OperationName(settlement)} {delivery.Message.MessageId}: its lease was lost."
+                : $"Cannot {OperationName(settlement)} {delivery.Message.MessageId}: it was already settled.");
         }
 
-        if (await SettleClaimedAsync(context, settlement, reason, description))
+        if (await SettleClaimedAsync(delivery, settlement, reason, description))
         {
             return;
         }
 
-        if (context.SettleFailure is { } failure)
+        if (delivery.SettleFailure is { } failure)
         {
             ExceptionDispatchInfo.Throw(failure);
         }
 
-        throw new LeaseLostException($"Cannot {OperationName(settlement)} {context.Message.MessageId}: its lease was lost.");
+        throw new LeaseLostException($"Cannot {OperationName(settlement)} {delivery.Message.MessageId}: its lease was lost.");
     }
 
     /// <summary>
     /// Settles a message whose settlement the caller has claimed. Each call gets
-    /// <see cref="MessageContext.SettleAbortToken"/>, which the stop path cancels when the message's lock expired with
+    /// <see cref="PumpDelivery.SettleAbortToken"/>, which the stop path cancels when the message's lock expired with
     /// renewals stopped; by then the stop path has counted the lease lost, so a late answer changes no count.
     /// </summary>
     /// <returns>Whether the message was settled.</returns>
-    private async Task<bool> SettleClaimedAsync(MessageContext context, Settlement settlement, string? reason = null, string? description = null)
+    private async Task<bool> SettleClaimedAsync(PumpDelivery delivery, Settlement settlement, string? reason = null, string? description = null)
     {
         try
         {
             if (settlement == Settlement.Complete && _completions is { } batcher)
             {
-                var outcome = await batcher.CompleteAsync(context);
-                if (IsAnswerAboutTheMessage(outcome, context.IsSettleAborted))
+                var outcome = await batcher.CompleteAsync(delivery);
+                if (IsAnswerAboutTheMessage(outcome, delivery.IsSettleAborted))
                 {
-                    if (ApplySettleOutcome(context, settlement, reason, outcome) is { } settled)
+                    if (ApplySettleOutcome(delivery, settlement, reason, outcome) is { } settled)
                     {
                         return settled;
                     }
 
                     // Transient for this message: retry it alone, under the single call's retry rule.
-                    if (!await SettleRetryDelayAsync(context, outcome!, "complete", context.SettleAbortToken))
+                    if (!await SettleRetryDelayAsync(delivery, outcome!, "complete", delivery.SettleAbortToken))
                     {
-                        OnLeaseLost(context, outcome!, "complete", byLeaseKeeper: false);
+                        OnLeaseLost(delivery, outcome!, "complete", byLeaseKeeper: false);
                         return false;
                     }
                 }
@@ -69,11 +69,11 @@ public sealed partial class PriorityMessagePump
                 // Otherwise the batch call broke as a whole (a transport that broke its contract): retry the message alone.
             }
 
-            return await SettleWithRetriesAsync(context, settlement, reason, description);
+            return await SettleWithRetriesAsync(delivery, settlement, reason, description);
         }
         finally
         {
-            context.EndSettlement();
+            delivery.EndSettlement();
         }
     }
 
@@ -95,25 +95,25 @@ public sealed partial class PriorityMessagePump
     /// came after the stop path had given up on it at the lock's expiry) or the call failed for good, and
     /// <see langword="null"/> for a transient failure the caller retries.
     /// </summary>
-    private bool? ApplySettleOutcome(MessageContext context, Settlement settlement, string? reason, Exception? outcome)
+    private bool? ApplySettleOutcome(PumpDelivery delivery, Settlement settlement, string? reason, Exception? outcome)
     {
         switch (outcome)
         {
-            case null when context.LeaseState == MessageLeaseState.Lost:
+            case null when delivery.LeaseState == MessageLeaseState.Lost:
                 return false; // answered after the stop path had given up on it and counted the lease lost
             case null:
-                _events.Settled(context.Message, settlement, reason);
+                _events.Settled(delivery.Message, settlement, reason);
                 return true;
-            case OperationCanceledException when context.IsSettleAborted:
+            case OperationCanceledException when delivery.IsSettleAborted:
             case LeaseLostException:
                 // Lost, or the lock expired while the call was unanswered: the broker holds nothing for this delivery.
-                OnLeaseLost(context, outcome, OperationName(settlement), byLeaseKeeper: false);
+                OnLeaseLost(delivery, outcome, OperationName(settlement), byLeaseKeeper: false);
                 return false;
             case TransientTransportException:
                 return null;
             default:
-                context.SettleFailure = outcome;
-                _events.SettleFailed(outcome, OperationName(settlement), context.Message.MessageId);
+                delivery.SettleFailure = outcome;
+                _events.SettleFailed(outcome, OperationName(settlement), delivery.Message.MessageId);
                 return false;
         }
     }
@@ -126,29 +126,29 @@ public sealed partial class PriorityMessagePump
         _ => "dead-letter",
     };
 
-    private async Task<bool> SettleWithRetriesAsync(MessageContext context, Settlement settlement, string? reason, string? description)
+    private async Task<bool> SettleWithRetriesAsync(PumpDelivery delivery, Settlement settlement, string? reason, string? description)
     {
-        var abort = context.SettleAbortToken;
+        var abort = delivery.SettleAbortToken;
         while (true)
         {
             Exception? outcome = null;
             try
             {
-                await SendSettlementAsync(context.Message, settlement, reason, description, abort);
+                await SendSettlementAsync(delivery.Message, settlement, reason, description, abort);
             }
             catch (Exception ex)
             {
                 outcome = ex;
             }
 
-            if (ApplySettleOutcome(context, settlement, reason, outcome) is { } settled)
+            if (ApplySettleOutcome(delivery, settlement, reason, outcome) is { } settled)
             {
                 return settled;
             }
 
-            if (!await SettleRetryDelayAsync(context, outcome!, OperationName(settlement), abort))
+            if (!await SettleRetryDelayAsync(delivery, outcome!, OperationName(settlement), abort))
             {
-                OnLeaseLost(context, outcome!, OperationName(settlement), byLeaseKeeper: false);
+                OnLeaseLost(delivery, outcome!, OperationName(settlement), byLeaseKeeper: false);
                 return false;
             }
         }
@@ -176,11 +176,11 @@ public sealed partial class PriorityMessagePump
     }
 
     /// <summary>Waits before retrying a settle call; false when the lock has no time left or the settlement was aborted.</summary>
-    private async Task<bool> SettleRetryDelayAsync(MessageContext context, Exception failure, string operation, CancellationToken abort)
+    private async Task<bool> SettleRetryDelayAsync(PumpDelivery delivery, Exception failure, string operation, CancellationToken abort)
     {
         try
         {
-            return await Keeper.RetryDelayAsync(context.Message, failure, operation, abort);
+            return await Keeper.RetryDelayAsync(delivery.Message, failure, operation, abort);
         }
         catch (OperationCanceledException) when (abort.IsCancellationRequested)
         {
@@ -191,27 +191,27 @@ public sealed partial class PriorityMessagePump
     /// <summary>The keeper found a lease lost (a renewal refused, or out of lock time): the lost-lease path below.</summary>
     private void OnKeeperFoundLeaseLost(LeaseHandle lease, Exception? exception)
     {
-        System.Diagnostics.Debug.Assert(lease.Context is not null, "Every lease of the pump's keeper belongs to one of its messages.");
-        OnLeaseLost(lease.Context, exception, "renew", byLeaseKeeper: true);
+        System.Diagnostics.Debug.Assert(lease.Delivery is not null, "Every lease of the pump's keeper belongs to one of its messages.");
+        OnLeaseLost(lease.Delivery, exception, "renew", byLeaseKeeper: true);
     }
 
     /// <summary>
     /// Records a lost lease once per delivery and cancels the handler. The lease keeper gives way to a settlement
     /// already under way: that settlement reports the loss itself if its own call finds the lease gone.
     /// </summary>
-    private void OnLeaseLost(MessageContext context, Exception? exception, string operation, bool byLeaseKeeper)
+    private void OnLeaseLost(PumpDelivery delivery, Exception? exception, string operation, bool byLeaseKeeper)
     {
-        if (byLeaseKeeper && !context.TryClaim())
+        if (byLeaseKeeper && !delivery.TryClaim())
         {
             return;
         }
 
-        if (context.TryMarkLost())
+        if (delivery.TryMarkLost())
         {
-            _events.LeaseLost(exception, context.Message.MessageId, operation);
+            _events.LeaseLost(exception, delivery.Message.MessageId, operation);
         }
 
-        context.CancelHandler();
-        context.EndSettlement(); // nothing left to settle for this delivery
+        delivery.CancelHandler();
+        delivery.EndSettlement(); // nothing left to settle for this delivery
     }
 }

@@ -54,7 +54,7 @@ public sealed partial class PriorityMessagePump
 #pragma warning disable VSTHRD103 // Cancel in the lane: CancelAsync would resume this stop path on the thread pool (see SettleAtStopAsync).
         _receiveCancellation.Cancel();
 #pragma warning restore VSTHRD103
-        MessageContext[] inFlight;
+        PumpDelivery[] inFlight;
         lock (_gate)
         {
             SignalCapacityLocked();
@@ -107,17 +107,17 @@ public sealed partial class PriorityMessagePump
     /// counted as a lost lease, since the broker holds nothing for the message any more. Returns with the message out
     /// of the pump's books, even when its handler ignores its token and is still running.
     /// </summary>
-    private async Task SettleAtStopAsync(MessageContext context)
+    private async Task SettleAtStopAsync(PumpDelivery delivery)
     {
-        Keeper.Release(context.Lease);
-        var settlement = context.TryClaim() ? AbandonAtStopAsync(context) : context.SettleEnded;
+        Keeper.Release(delivery.Lease);
+        var settlement = delivery.TryClaim() ? AbandonAtStopAsync(delivery) : delivery.SettleEnded;
         while (!settlement.IsCompleted)
         {
             // Read the lock each time: a renewal that was already under way when renewals stopped may have moved it.
-            var untilExpiry = Keeper.LatestExpiry(context.Lease) - TimeProvider.GetUtcNow();
+            var untilExpiry = Keeper.LatestExpiry(delivery.Lease) - TimeProvider.GetUtcNow();
             if (untilExpiry <= TimeSpan.Zero)
             {
-                await GiveUpAtExpiryAsync(context, settlement);
+                await GiveUpAtExpiryAsync(delivery, settlement);
                 break;
             }
 
@@ -131,7 +131,7 @@ public sealed partial class PriorityMessagePump
 #pragma warning restore VSTHRD103
         }
 
-        Finish(context);
+        Finish(delivery);
     }
 
     /// <summary>
@@ -141,10 +141,10 @@ public sealed partial class PriorityMessagePump
     /// call that ignores its token; a late answer to that call changes no count.
     /// </summary>
     [SuppressMessage("Usage", "VSTHRD003:Avoid awaiting foreign Tasks", Justification = "The settlement is the pump's own settle call or its message's SettleEnded task (see SettleAtStopAsync). No JoinableTaskFactory is involved, so the foreign-task deadlock this rule guards against cannot occur.")]
-    private async Task GiveUpAtExpiryAsync(MessageContext context, Task settlement)
+    private async Task GiveUpAtExpiryAsync(PumpDelivery delivery, Task settlement)
     {
-        _events.UnsettledAtStop(context.Message.MessageId, context.Message.LockedUntil);
-        context.AbortSettlement();
+        _events.UnsettledAtStop(delivery.Message.MessageId, delivery.Message.LockedUntil);
+        delivery.AbortSettlement();
         if (!settlement.IsCompleted)
         {
             using var grace = new CancellationTokenSource();
@@ -156,15 +156,15 @@ public sealed partial class PriorityMessagePump
 
         if (!settlement.IsCompleted)
         {
-            OnLeaseLost(context, null, "settle", byLeaseKeeper: false);
+            OnLeaseLost(delivery, null, "settle", byLeaseKeeper: false);
         }
     }
 
-    private async Task AbandonAtStopAsync(MessageContext context)
+    private async Task AbandonAtStopAsync(PumpDelivery delivery)
     {
-        _events.AbandoningAtStop(context.Message.MessageId);
-        context.CancelHandler();
-        if (await SettleClaimedAsync(context, Settlement.Abandon))
+        _events.AbandoningAtStop(delivery.Message.MessageId);
+        delivery.CancelHandler();
+        if (await SettleClaimedAsync(delivery, Settlement.Abandon))
         {
             _events.AbandonedAtStop();
         }

@@ -29,7 +29,7 @@ public sealed partial class PriorityMessagePump : IAsyncDisposable
     private readonly Func<MessageContext, CancellationToken, Task> _handler;
     private readonly MessagePumpOptions _options;
     private readonly Lock _gate = new();
-    private readonly HashSet<MessageContext> _inFlight = [];
+    private readonly HashSet<PumpDelivery> _inFlight = [];
     private int _settling; // messages of _inFlight whose settlement was sent (see FreeSlotAtSettlement); under _gate
     private readonly CancellationTokenSource _receiveCancellation = new();
     private readonly ReceiveAdmission _admission;
@@ -107,6 +107,12 @@ public sealed partial class PriorityMessagePump : IAsyncDisposable
 
     /// <summary>Gets the keeper of the pump's leases (built from the pump's options; reports through the pump's events).</summary>
     internal LeaseKeeper Keeper { get; }
+
+    /// <summary>Gets the handler a message's path (<see cref="PumpDelivery"/>) runs.</summary>
+    internal Func<MessageContext, CancellationToken, Task> Handler => _handler;
+
+    /// <summary>Gets the pump's events: a message's path reports its handler through them.</summary>
+    internal PumpEvents Events => _events;
 
     /// <summary>Gets the queue the pump consumes.</summary>
     internal IMessageSource Source => _source;
@@ -220,7 +226,7 @@ public sealed partial class PriorityMessagePump : IAsyncDisposable
         Debug.Assert(_gate.IsHeldByCurrentThread, "The pump's books are read under its lock.");
         Debug.Assert(_settling >= 0 && _settling <= _inFlight.Count, $"{_settling} settling of {_inFlight.Count} in flight.");
         Debug.Assert(_settling == 0 || _options.ReceiveDuringSettlement, "A settlement freed a slot although ReceiveDuringSettlement is off.");
-        Debug.Assert(_settling == _inFlight.Count(static c => c.IsSettling), "The settling count differs from the contexts marked settling.");
+        Debug.Assert(_settling == _inFlight.Count(static d => d.IsSettling), "The settling count differs from the deliveries marked settling.");
         Debug.Assert(_peakInFlight >= _inFlight.Count, $"Peak {_peakInFlight} under the {_inFlight.Count} in flight.");
         Debug.Assert(_receiveCallEnded is null || _receiveCallUnderWay, "The stop waits on a receive call that is not under way.");
     }

@@ -4,7 +4,7 @@ namespace PriorityAsync.MessagePump;
 /// A leased message of a shipped transport whose public settle calls (<see cref="ILeasedMessage.CompleteAsync"/>,
 /// <see cref="ILeasedMessage.AbandonAsync"/>, <see cref="ILeasedMessage.DeadLetterAsync(string, CancellationToken)"/>
 /// and the transport's own overloads), once a <see cref="PriorityMessagePump"/> owns the delivery, go through the
-/// pump's settlement (<see cref="MessageContext.SettleForMessageAsync"/>): claimed once, counted as what it was, a lost
+/// pump's settlement (<see cref="PumpDelivery.SettleForMessageAsync"/>): claimed once, counted as what it was, a lost
 /// lease counted and logged, and never settled again by the pump when the handler returns. The pump itself settles
 /// through <see cref="SettleDirectAsync"/>.
 /// </summary>
@@ -12,9 +12,9 @@ internal interface IPumpRoutedMessage
 {
     /// <summary>
     /// Called by the pump when it takes the delivery (once, before any handler sees the message): from then on the
-    /// message's public settle calls go through <paramref name="context"/>.
+    /// message's public settle calls go through <paramref name="delivery"/>.
     /// </summary>
-    void RouteSettlementsThrough(MessageContext context);
+    void RouteSettlementsThrough(PumpDelivery delivery);
 
     /// <summary>The transport's own settle call, as the public ones make it for a message no pump owns; the pump's way to settle.</summary>
     /// <param name="settlement">How to settle.</param>

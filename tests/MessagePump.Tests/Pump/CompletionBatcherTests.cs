@@ -140,14 +140,14 @@ public class CompletionBatcherTests
         (await d.WaitAsync(Bound)).Should().BeNull();
     }
 
-    private static (ManualBatches Source, CompletionBatcher Batcher, MessageContext[] Contexts, List<Exception> Broken) Create(int maxBatchSize, params string[] ids)
+    private static (ManualBatches Source, CompletionBatcher Batcher, PumpDelivery[] Contexts, List<Exception> Broken) Create(int maxBatchSize, params string[] ids)
     {
         var source = new ManualBatches();
         var scheduler = new PriorityAsyncContext();
         var pump = new PriorityMessagePump(source, (_, _) => Task.CompletedTask, scheduler);
         var broken = new List<Exception>();
         var batcher = new CompletionBatcher(source, maxBatchSize, broken.Add);
-        return (source, batcher, [.. ids.Select(id => new MessageContext(pump, new Fake(id)))], broken);
+        return (source, batcher, [.. ids.Select(id => new PumpDelivery(pump, new Fake(id)))], broken);
     }
 
     private static async Task Eventually(Func<bool> condition)

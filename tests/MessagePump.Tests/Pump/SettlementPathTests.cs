@@ -169,7 +169,7 @@ public class SettlementPathTests
         /// <summary>A message of a shipped transport's shape (<see cref="IPumpRoutedMessage"/>) whose broker refuses every settlement.</summary>
         private sealed class RefusedMessage(ILeasedMessage inner, RefusingSource source) : ILeasedMessage, IPumpRoutedMessage
         {
-            private MessageContext? _owner;
+            private PumpDelivery? _owner;
 
             public string MessageId => inner.MessageId;
 
@@ -187,7 +187,7 @@ public class SettlementPathTests
 
             public Task DeadLetterAsync(string reason, CancellationToken cancellationToken = default) => Settle(Settlement.DeadLetter, reason, cancellationToken);
 
-            public void RouteSettlementsThrough(MessageContext context) => _owner = context;
+            public void RouteSettlementsThrough(PumpDelivery delivery) => _owner = delivery;
 
             public Task SettleDirectAsync(Settlement settlement, string? reason, string? description, CancellationToken cancellationToken)
             {
