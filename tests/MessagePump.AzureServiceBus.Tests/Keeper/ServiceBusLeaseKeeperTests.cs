@@ -342,10 +342,14 @@ public sealed class ServiceBusLeaseKeeperTests
 
         public TaskCompletionSource Completed { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
 
+        /// <remarks>
+        /// Bounded: a test that fails before it releases the handler must still end. The SDK's processor waits for its
+        /// running handlers when it is disposed, without a bound, so an unbounded hold turned such a failure into a hang.
+        /// </remarks>
         public async Task HoldAsync(LeaseHandle lease)
         {
             Entered.TrySetResult(lease);
-            await Release.Task;
+            await Release.Task.WaitAsync(SbHarness.HangBound);
         }
     }
 
