@@ -103,11 +103,18 @@ public sealed class ServiceBusLeaseKeeperTests
         queue.CompletionsOf("x").Should().Be(1);
         var renewsBefore = queue.RenewCount;
 
-        // Time passes until the keeper renews the completed message: the broker refuses it (the lock token is gone).
-        for (var waited = TimeSpan.Zero; queue.RenewCount == renewsBefore && waited < LockDuration; waited += Step)
+        // Time passes, only while the keeper is at rest, until it renews the completed message: the broker refuses it
+        // (the lock token is gone), which releases the handle. (Advancing after a fixed real wait for the renewal
+        // marched the clock on under a slow one.)
+        var end = sb.VirtualClock.GetUtcNow() + LockDuration;
+        while (lease.IsKept && sb.VirtualClock.GetUtcNow() < end)
         {
-            sb.VirtualClock.Advance(Step);
-            await Bounded.UntilAsync(() => Task.FromResult(queue.RenewCount > renewsBefore || !lease.IsKept), TimeSpan.FromMilliseconds(200), "a renewal", TimeSpan.FromMilliseconds(10)).ContinueWith(static _ => { }, TaskScheduler.Default);
+            await Bounded.UntilAsync(() => Task.FromResult(!lease.IsKept || KeeperAtRest(sb.VirtualClock, lease)), SbHarness.HangBound, "the keeper at rest, or the refusal answered", TimeSpan.FromMilliseconds(5));
+            if (lease.IsKept)
+            {
+                var now = sb.VirtualClock.GetUtcNow();
+                sb.VirtualClock.Advance(Min(Step, new DateTimeOffset(lease.RenewDueTicks, TimeSpan.Zero) - now));
+            }
         }
 
         queue.RenewCount.Should().BeGreaterThan(renewsBefore, "the keeper renewed the completed message and the broker refused it");
@@ -404,20 +411,28 @@ public sealed class ServiceBusLeaseKeeperTests
     }
 
     /// <summary>
-    /// Advances the broker's and the keeper's virtual clock a second at a time over <paramref name="total"/>, each step
-    /// only once the lease is locked for more than the step: the keeper renews in time, its answers come back.
+    /// Advances the broker's and the keeper's virtual clock over <paramref name="total"/>, at most a second at a time and
+    /// never past the lease's next renewal, and only while the keeper is at rest: no renewal of the lease is under way
+    /// and its next one is scheduled later than now. The keeper's timer fires inside <see cref="VirtualTimeProvider.Advance"/>,
+    /// but it sends the renewal, and handles the answer, on its own thread: advancing meanwhile moved the clock under a
+    /// renewal in flight (an answer handled 29 s later planned the next renewal half a second before a lock end the clock
+    /// then never reached, and the test waited for it in vain). So each renewal is sent at its due time and answered
+    /// before the clock moves on; each must be planned at least a step before the lock ends.
     /// </summary>
     private static async Task KeepAdvancingAsync(VirtualTimeProvider clock, LeaseHandle lease, TimeSpan total)
     {
-        for (var advanced = TimeSpan.Zero; advanced < total; advanced += Step)
+        var end = clock.GetUtcNow() + total;
+        for (var now = clock.GetUtcNow(); now < end; now = clock.GetUtcNow())
         {
             await Bounded.UntilAsync(
-                () => Task.FromResult(lease.IsLost || lease.LockedUntil - clock.GetUtcNow() > Step),
+                () => Task.FromResult(lease.IsLost || KeeperAtRest(clock, lease)),
                 SbHarness.HangBound,
-                $"a renewal of {lease} before {advanced} of virtual time",
+                $"the keeper at rest with {lease} at {now:HH:mm:ss.fff} (virtual), {end - now} before the end",
                 TimeSpan.FromMilliseconds(5));
-            lease.IsLost.Should().BeFalse($"the keeper renews in time ({advanced} of virtual time)");
-            clock.Advance(Step);
+            lease.IsLost.Should().BeFalse($"the keeper renews in time ({end - now} before the end)");
+            var nextRenewal = new DateTimeOffset(lease.RenewDueTicks, TimeSpan.Zero);
+            (lease.LockedUntil - nextRenewal).Should().BeGreaterThanOrEqualTo(Step, "the keeper plans each renewal with lock time to spare");
+            clock.Advance(Min(Min(Step, nextRenewal - now), end - now));
         }
     }
 
@@ -432,6 +447,17 @@ public sealed class ServiceBusLeaseKeeperTests
         }
     }
 
+    /// <summary>
+    /// Whether the keeper has nothing to do for <paramref name="lease"/> before the clock moves: no renewal under way,
+    /// the next one scheduled, later than now. Read without the keeper's lock: a read in the middle of an answer's
+    /// handling may see the lease out of flight while the slot planned at its sending is still there; the clock then
+    /// moves at most to that slot, and the keeper plans the next renewal from the lock's new end, as at any time.
+    /// </summary>
+    private static bool KeeperAtRest(VirtualTimeProvider clock, LeaseHandle lease) =>
+        lease.RenewalsInFlight == 0 && lease.IsScheduled && lease.RenewDueTicks > clock.GetUtcNow().UtcTicks;
+
+    private static TimeSpan Min(TimeSpan a, TimeSpan b) => a < b ? a : b;
+
     /// <summary>A handler that says when it holds its lease and waits until the test lets it go on.</summary>
     private sealed class HandlerProbe
     {
@@ -441,10 +467,14 @@ public sealed class ServiceBusLeaseKeeperTests
 
         public TaskCompletionSource Completed { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
 
+        /// <remarks>
+        /// Bounded: a test that fails before it releases the handler must still end. The SDK's processor waits for its
+        /// running handlers when it is disposed, without a bound, so an unbounded hold turned such a failure into a hang.
+        /// </remarks>
         public async Task HoldAsync(LeaseHandle lease)
         {
             Entered.TrySetResult(lease);
-            await Release.Task;
+            await Release.Task.WaitAsync(SbHarness.HangBound);
         }
     }
 
