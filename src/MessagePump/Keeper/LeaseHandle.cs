@@ -15,7 +15,7 @@ namespace PriorityAsync.MessagePump;
 public sealed class LeaseHandle : IDisposable
 {
     private readonly LeaseKeeper _keeper;
-    private CancellationTokenSource? _lostToken; // created only when someone asks for the token
+    private LazyCancellation _lostToken; // its source is made only when someone asks for the token
     private int _released;
     private int _lost;
     private int _renewals;
@@ -47,25 +47,7 @@ public sealed class LeaseHandle : IDisposable
     /// Gets a token canceled when the lease is lost while kept. Not canceled by <see cref="Dispose"/>, by settling, or
     /// by the keeper's stop (the lease is then simply no longer renewed).
     /// </summary>
-    public CancellationToken LeaseLostToken
-    {
-        get
-        {
-            var source = Volatile.Read(ref _lostToken);
-            if (source is null)
-            {
-                var created = new CancellationTokenSource();
-                source = Interlocked.CompareExchange(ref _lostToken, created, null) ?? created;
-            }
-
-            if (IsLost)
-            {
-                CancelLostToken(source); // lost before the source existed
-            }
-
-            return source.Token;
-        }
-    }
+    public CancellationToken LeaseLostToken => _lostToken.Token(IsLost);
 
     /// <summary>Gets the source whose batch renewals and lock duration the keeper uses, or <see langword="null"/> (renewed one by one through the message).</summary>
     internal IMessageSource? Source { get; }
@@ -155,27 +137,10 @@ public sealed class LeaseHandle : IDisposable
         }
 
         _keeper.CountLost();
-        if (Volatile.Read(ref _lostToken) is { } source)
-        {
-            CancelLostToken(source);
-        }
+        _lostToken.Cancel();
 
         return true;
     }
 
     internal void CountRenewal() => Interlocked.Increment(ref _renewals);
-
-    private static void CancelLostToken(CancellationTokenSource source)
-    {
-        try
-        {
-#pragma warning disable VSTHRD103 // Cancel in the lane: CancelAsync would resume the keeper on the thread pool.
-            source.Cancel();
-#pragma warning restore VSTHRD103
-        }
-        catch (AggregateException)
-        {
-            // A callback registered by the owner threw; the owner sees the cancellation anyway.
-        }
-    }
 }

@@ -23,7 +23,7 @@ internal sealed class PumpDelivery : IDelivery
     private readonly CancellationTokenSource _handlerCancellation = new();
     private TaskCompletionSource? _finished; // created only when someone waits for it (the stop path): see LazyTaskAsync
     private TaskCompletionSource? _settleEnded;
-    private CancellationTokenSource? _settleAbort; // created only when a settle call needs the token, or at an abort
+    private LazyCancellation _settleAbort; // its source is made only when a settle call needs the token, or at an abort
     private ISettleAbortListener? _settleAbortListener;
     private int _isFinished;
     private int _isSettleEnded;
@@ -98,25 +98,7 @@ internal sealed class PumpDelivery : IDelivery
     /// Gets a token canceled when the stop path gives up on this delivery's settlement (its lock expired with renewals
     /// stopped): the settle call and its retry pauses end at once.
     /// </summary>
-    public CancellationToken SettleAbortToken
-    {
-        get
-        {
-            var abort = Volatile.Read(ref _settleAbort);
-            if (abort is null)
-            {
-                var created = new CancellationTokenSource();
-                abort = Interlocked.CompareExchange(ref _settleAbort, created, null) ?? created;
-            }
-
-            if (IsSettleAborted)
-            {
-                CancelInPlace(abort); // aborted before the source existed
-            }
-
-            return abort.Token;
-        }
-    }
+    public CancellationToken SettleAbortToken => _settleAbort.Token(IsSettleAborted);
 
     /// <summary>
     /// Starts <see cref="ProcessAsync"/> as tracked work of the processing lane: until it ends, a graceful stop of the
@@ -261,10 +243,7 @@ internal sealed class PumpDelivery : IDelivery
     public void AbortSettlement()
     {
         Interlocked.Exchange(ref _settleAborted, 1);
-        if (Volatile.Read(ref _settleAbort) is { } abort)
-        {
-            CancelInPlace(abort);
-        }
+        _settleAbort.Cancel();
 
         Volatile.Read(ref _settleAbortListener)?.OnSettleAbort(SettleAbortToken);
     }
@@ -336,19 +315,5 @@ internal sealed class PumpDelivery : IDelivery
     {
         Interlocked.Exchange(ref done, 1);
         Volatile.Read(ref source)?.TrySetResult();
-    }
-
-    private static void CancelInPlace(CancellationTokenSource source)
-    {
-        try
-        {
-#pragma warning disable VSTHRD103 // Cancel in the lane: CancelAsync would resume the stop path on the thread pool (see SettleAtStopAsync).
-            source.Cancel();
-#pragma warning restore VSTHRD103
-        }
-        catch (AggregateException)
-        {
-            // A settle call's registration threw; the call sees the cancellation anyway.
-        }
     }
 }
