@@ -72,7 +72,7 @@ internal sealed class ProcessorHandler
             var thrown = args.LockLostThrown;
             if (thrown is null || !IsOrWraps(failure, thrown))
             {
-                var lost = thrown ?? ServiceBusPumpMessageEventArgs.LockLost(leased, $"The handler of message {leased.MessageId} ran past its lock", EntityPath, inner: null);
+                var lost = thrown ?? ServiceBusPumpMessageEventArgs.LockLost(leased, $"While the handler of message {leased.MessageId} ran", EntityPath, inner: null);
                 await ReportAsync(error, lost, ServiceBusErrorSource.RenewLock).ConfigureAwait(true);
             }
 
