@@ -19,7 +19,6 @@ internal abstract class KeptServiceBusMessage : ILeasedMessage
 {
     private static readonly Func<ServiceBusReceivedMessage, bool>? SdkIsSettled = ReadSdkIsSettled();
     private LeaseHandle? _handle;
-    private LeaseKeeper? _keeper;
     private LockDurationHint? _hint;
     private long _knownLockedUntilTicks;
 
@@ -86,10 +85,9 @@ internal abstract class KeptServiceBusMessage : ILeasedMessage
     /// handle was released gets a new one), so a settlement seen at a refused renewal releases it; and to the lock
     /// duration hint the keeper was given with it (if any), which learns the entity's lock duration from each renewal.
     /// </summary>
-    internal void Attach(LeaseKeeper keeper, LeaseHandle handle, LockDurationHint? hint)
+    internal void Attach(LeaseHandle handle, LockDurationHint? hint)
     {
         Debug.Assert(ReferenceEquals(handle.Message, this), "The handle keeps this adapter.");
-        Volatile.Write(ref _keeper, keeper);
         Volatile.Write(ref _hint, hint);
         Volatile.Write(ref _handle, handle);
     }
@@ -187,11 +185,12 @@ internal abstract class KeptServiceBusMessage : ILeasedMessage
             return true;
         }
 
-        if (!SettlesThroughArgs || !CanSeeSdkSettlement || Volatile.Read(ref _keeper) is not { } keeper || Volatile.Read(ref _handle) is not { IsKept: true })
+        if (!SettlesThroughArgs || !CanSeeSdkSettlement || Volatile.Read(ref _handle) is not { IsKept: true } handle)
         {
             return false;
         }
 
+        var keeper = handle.Keeper;
         var grace = SettlementGrace(keeper.WorstRenewRoundTrip, LockedUntil - keeper.TimeProvider.GetUtcNow());
         if (grace <= TimeSpan.Zero)
         {

@@ -135,7 +135,7 @@ public static class ServiceBusLeaseKeeperExtensions
             hint = null;
         }
 
-        kept.Attach(keeper, handle, hint);
+        kept.Attach(handle, hint);
         return handle;
     }
 

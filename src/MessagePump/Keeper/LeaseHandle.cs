@@ -52,6 +52,9 @@ public sealed class LeaseHandle : IDisposable
     /// <summary>Gets the source whose batch renewals and lock duration the keeper uses, or <see langword="null"/> (renewed one by one through the message).</summary>
     internal IMessageSource? Source { get; }
 
+    /// <summary>Gets the keeper that keeps this lease.</summary>
+    internal LeaseKeeper Keeper => _keeper;
+
     /// <summary>Gets the pump's delivery when a pump owns this lease, else <see langword="null"/>.</summary>
     internal PumpDelivery? Delivery { get; }
 
