@@ -94,7 +94,7 @@ public sealed class ServiceBusMessageSource : IMessageSource, IAsyncDisposable
     string? IMessageSource.DestinationName => Entity.Path;
 
     /// <summary>Receives one message (see <see cref="ReceiveBatchAsync(int, CancellationToken)"/>).</summary>
-    /// <param name="cancellationToken">Cancels the receive before it is sent.</param>
+    /// <param name="cancellationToken">Cancels the receive, including its wait for a message.</param>
     /// <returns>The locked message, or <see langword="null"/> when none arrived within <see cref="ServiceBusSourceOptions.MaxWaitTime"/>.</returns>
     /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled.</exception>
     /// <exception cref="TransientTransportException">The broker failed in a way worth retrying.</exception>
@@ -107,13 +107,15 @@ public sealed class ServiceBusMessageSource : IMessageSource, IAsyncDisposable
 
     /// <summary>
     /// Receives up to <paramref name="maxMessages"/> messages with one <see cref="ServiceBusReceiver.ReceiveMessagesAsync(int, TimeSpan?, CancellationToken)"/>,
-    /// waiting up to <see cref="ServiceBusSourceOptions.MaxWaitTime"/> for the first. The call itself is not canceled
-    /// (messages the broker locked for a canceled call would stay locked, unseen, until their locks ran out);
-    /// <paramref name="cancellationToken"/> is honoured before it is sent. After a receive that found the entity missing
+    /// waiting up to <see cref="ServiceBusSourceOptions.MaxWaitTime"/> for the first. <paramref name="cancellationToken"/>
+    /// cancels the call while it waits, as the SDK's own processor cancels its receive when it stops (a pump's stop
+    /// cancels it, so that an idle pump stops at once rather than when the wait ends). The SDK withdraws the link's
+    /// credit when its receive is canceled: a message that arrives afterwards stays available for the next receive,
+    /// locked by nobody. After a receive that found the entity missing
     /// or disabled, the next one is sent only when the backoff has passed (1 s, doubling to 8 s; it waits for it).
     /// </summary>
     /// <param name="maxMessages">The most messages to return; at least 1.</param>
-    /// <param name="cancellationToken">Cancels the receive before it is sent.</param>
+    /// <param name="cancellationToken">Cancels the receive, including its wait for a message.</param>
     /// <returns>The locked messages, in the order the broker sent them; none when none arrived within the wait.</returns>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="maxMessages"/> is zero or negative.</exception>
     /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled.</exception>
@@ -135,7 +137,7 @@ public sealed class ServiceBusMessageSource : IMessageSource, IAsyncDisposable
         var managementLinkOpened = _managementLink.OpenAsync(); // alongside the first receive; see ManagementLink
         try
         {
-            received = await _receiver.ReceiveMessagesAsync(maxMessages, _options.MaxWaitTime, CancellationToken.None).ConfigureAwait(false);
+            received = await _receiver.ReceiveMessagesAsync(maxMessages, _options.MaxWaitTime, cancellationToken).ConfigureAwait(false);
         }
         catch (Exception ex) when (ServiceBusErrors.IsEntityUnavailable(ex))
         {
@@ -144,7 +146,7 @@ public sealed class ServiceBusMessageSource : IMessageSource, IAsyncDisposable
             _managementLink.Reset();
             throw ServiceBusErrors.EntityUnavailable(ex, Entity, _entityRetry.Failed());
         }
-        catch (Exception ex) when (ServiceBusErrors.TranslateReceive(ex, Entity, sessions: false, CancellationToken.None) is { } translated)
+        catch (Exception ex) when (ServiceBusErrors.TranslateReceive(ex, Entity, sessions: false, cancellationToken) is { } translated)
         {
             if (translated is InvalidOperationException)
             {

@@ -19,6 +19,7 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
     private readonly List<ServiceBusSessionMessageSource> _sessions = [];
     private readonly SemaphoreSlim _receiving = new(1, 1);
     private readonly TimeProvider _clock;
+    private readonly CancellationTokenSource _disposing = new(); // ends the accept and the sessions' receives under way at dispose
     private TaskCompletionSource _wake = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private readonly List<Task> _closing = [];
     private Task<ServiceBusSessionMessageSource?>? _accepting;
@@ -173,6 +174,9 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
     /// <returns>A task that completes when they are closed.</returns>
     public async ValueTask DisposeAsync()
     {
+        // As the SDK's session processor does at its stop: the accept and the receives under way end now, not when
+        // their waits (MaxWaitTime, the session idle timeout) run out, so that an idle processor stops at once.
+        await _disposing.CancelAsync().ConfigureAwait(false);
         await _receiving.WaitAsync().ConfigureAwait(false);
         ServiceBusSessionMessageSource[] held;
         lock (_sessions)
@@ -286,7 +290,7 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
             var session = held[(_next + i) % held.Length];
             if (session.PendingReceive is null && !session.HasMessageOut && !session.IsSessionLost && !session.Lock.ReleaseRequested && received.Count < maxMessages)
             {
-                session.PendingReceive = session.ReceiveNextAsync(TimeSpan.Zero, CancellationToken.None, SessionIdleTimeout);
+                session.PendingReceive = session.ReceiveNextAsync(TimeSpan.Zero, _disposing.Token, SessionIdleTimeout);
             }
 
             if (session.PendingReceive is { } pending)
@@ -478,6 +482,7 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
 
         ServiceBusSessionMessageSource session;
         using (var bounded = new CancellationTokenSource(_options.MaxWaitTime, _clock))
+        using (_disposing.Token.UnsafeRegister(static state => ((CancellationTokenSource)state!).Cancel(), bounded))
         {
             try
             {
@@ -490,7 +495,7 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
             catch (TransientTransportException) when (sessionId is not null)
             {
                 // The session asked for is held by another receiver (or was just released by this one): the next id's turn.
-                await Task.Delay(_options.MaxWaitTime, _clock).ConfigureAwait(false);
+                await Task.Delay(_options.MaxWaitTime, _clock, _disposing.Token).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
                 return null;
             }
         }

@@ -84,7 +84,7 @@ public sealed class ServiceBusSessionMessageSource : IMessageSource, IAsyncDispo
     string? IMessageSource.DestinationName => Entity.Path;
 
     /// <summary>Receives the session's next message (see <see cref="ReceiveBatchAsync"/>).</summary>
-    /// <param name="cancellationToken">Cancels the wait for the previous message and the receive before it is sent.</param>
+    /// <param name="cancellationToken">Cancels the wait for the previous message and the receive, including its wait for a message.</param>
     /// <returns>The next message, or <see langword="null"/>.</returns>
     /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled.</exception>
     /// <exception cref="TransientTransportException">The broker failed in a way worth retrying.</exception>
@@ -100,7 +100,10 @@ public sealed class ServiceBusSessionMessageSource : IMessageSource, IAsyncDispo
     /// message. At most one message, whatever <paramref name="maxMessages"/> allows: that is what keeps a session in order.
     /// </summary>
     /// <param name="maxMessages">The most messages the caller takes; at least 1 (one is returned at most).</param>
-    /// <param name="cancellationToken">Cancels the wait for the previous message and the receive before it is sent.</param>
+    /// <param name="cancellationToken">
+    /// Cancels the wait for the previous message and the receive, including its wait for a message (as the SDK's session
+    /// processor cancels its receive when it stops; the SDK withdraws the link's credit, so a canceled call locks nothing).
+    /// </param>
     /// <returns>The next message, or none: the previous one is still out, the session is empty for now, or the session is lost.</returns>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="maxMessages"/> is zero or negative.</exception>
     /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled.</exception>
@@ -184,9 +187,9 @@ public sealed class ServiceBusSessionMessageSource : IMessageSource, IAsyncDispo
         var managementLinkOpened = _managementLink.OpenAsync(); // alongside the first receive; see ManagementLink
         try
         {
-            received = await _receiver.ReceiveMessagesAsync(1, receiveWait ?? _options.MaxWaitTime, CancellationToken.None).ConfigureAwait(false);
+            received = await _receiver.ReceiveMessagesAsync(1, receiveWait ?? _options.MaxWaitTime, cancellationToken).ConfigureAwait(false);
         }
-        catch (Exception ex) when (ServiceBusErrors.TranslateReceive(ex, Entity, sessions: true, CancellationToken.None) is { } translated)
+        catch (Exception ex) when (ServiceBusErrors.TranslateReceive(ex, Entity, sessions: true, cancellationToken) is { } translated)
         {
             switch (translated)
             {

@@ -10,7 +10,7 @@ public sealed class ReceiveTests
     private readonly FakeReceiver _receiver = new();
 
     [Fact]
-    public async Task A_batch_receive_asks_the_SDK_for_the_pump_s_count_with_the_wait_and_never_cancels_the_call()
+    public async Task A_batch_receive_asks_the_SDK_for_the_pump_s_count_with_the_wait_and_the_caller_s_token_so_a_stop_cancels_the_wait()
     {
         _receiver.Enqueue(Received("a"), Received("b"));
         var source = Source(new ServiceBusSourceOptions { MaxWaitTime = TimeSpan.FromMilliseconds(700) });
@@ -20,7 +20,7 @@ public sealed class ReceiveTests
 
         batch.Select(m => m.MessageId).Should().Equal("a", "b");
         _receiver.Receives.Should().Equal((7, TimeSpan.FromMilliseconds(700)));
-        _receiver.ReceiveTokens.Should().Equal(CancellationToken.None);
+        _receiver.ReceiveTokens.Should().Equal(stop.Token);
     }
 
     [Fact]
