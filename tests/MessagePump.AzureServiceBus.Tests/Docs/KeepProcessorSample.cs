@@ -77,9 +77,40 @@ internal static class KeepProcessorSample
                     continue;
                 }
 
-                using var lease = keeper.Keep(receiver, message);
-                await handle(message.Body, lease.LeaseLostToken);
-                await lease.CompleteAsync(CancellationToken.None);        // stops renewing, then completes
+                try
+                {
+                    using var lease = keeper.Keep(receiver, message);      // refused if its lock is gone already
+                    try
+                    {
+                        await handle(message.Body, lease.LeaseLostToken);
+                        await lease.CompleteAsync(CancellationToken.None); // stops renewing, then completes
+                        continue;
+                    }
+                    catch (Exception) when (lease.IsLost)
+                    {
+                        // The keeper reported the loss and canceled the token.
+                    }
+                }
+                catch (ArgumentException ex) when (ex.ParamName == "message")
+                {
+                    // Handed over with its lock gone (a starved pool, a prefetch buffer).
+                }
+
+                await SettleLostAsync(receiver, message);                  // the broker delivers it again
+            }
+        }
+
+        // A delivery whose lock is gone is still settled: its link credit comes back only then, and with PrefetchCount a
+        // receiver whose credit is all held by such deliveries receives nothing more. The broker answers MessageLockLost.
+        private static async Task SettleLostAsync(ServiceBusReceiver receiver, ServiceBusReceivedMessage message)
+        {
+            try
+            {
+                await receiver.AbandonMessageAsync(message);
+            }
+            catch (ServiceBusException ex) when (ex.Reason == ServiceBusFailureReason.MessageLockLost)
+            {
+                // As expected: the lock is gone.
             }
         }
         // </receiver>

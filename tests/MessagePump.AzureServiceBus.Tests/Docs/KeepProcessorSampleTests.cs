@@ -52,6 +52,51 @@ public sealed class KeepProcessorSampleTests
         queue.LockedCount.Should().Be(0);
     }
 
+    [Fact]
+    public async Task The_receiver_loop_goes_on_past_a_lock_lost_while_handling_and_a_message_handed_over_with_its_lock_gone()
+    {
+        await using var broker = await ServiceBusTestBroker.StartAsync();
+        var queue = broker.CreateQueue("orders", new ServiceBusTestEntityOptions { LockDuration = TimeSpan.FromSeconds(2), MaxDeliveryCount = 10 });
+        foreach (var id in new[] { "a", "b", "c" })
+        {
+            queue.Send(System.Text.Encoding.UTF8.GetBytes(id), id);
+        }
+
+        broker.Faults.FailNextRenewals(1, ServiceBusTestFault.LockLost); // a's first renewal: its lock is lost while handled
+        await using var client = new ServiceBusClient(broker.ConnectionString, SbHarness.ClientOptions());
+
+        // Prefetch locks the next messages into the receiver's buffer while one is handled for longer than a lock: the
+        // loop gets their first deliveries with the locks gone (the broker has delivered them again meanwhile), as a
+        // starved pool hands messages over late.
+        await using var receiver = client.CreateReceiver("orders", new ServiceBusReceiverOptions { PrefetchCount = 5 });
+        using var scheduler = new PriorityTaskScheduler();
+        await using var keeper = new LeaseKeeper(scheduler);
+        using var stop = new CancellationTokenSource();
+        var handled = new System.Collections.Concurrent.ConcurrentQueue<string>();
+
+        var run = KeepProcessorSample.Receiver.RunAsync(
+            receiver,
+            keeper,
+            async (body, cancellationToken) =>
+            {
+                handled.Enqueue(body.ToString());
+                await Task.Delay(TimeSpan.FromSeconds(3), cancellationToken); // 1.5 locks: kept, unless its lock is lost
+            },
+            stop.Token);
+        await Bounded.UntilAsync(() => Task.FromResult(queue.CompletedCount == 3 || run.IsCompleted), SbHarness.HangBound, "three completions");
+        var ended = run.IsCompleted ? $"{run.Status}: {run.Exception?.InnerException?.Message}" : null;
+        await stop.CancelAsync();
+        await run.WaitAsync(SbHarness.HangBound).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing | ConfigureAwaitOptions.ContinueOnCapturedContext);
+
+        ended.Should().BeNull("the loop goes on past a lost lock and a message handed over with its lock gone, until it is stopped");
+        queue.CompletedCount.Should().Be(3);
+        queue.CompletionsOf("a").Should().Be(1);
+        handled.Count(h => h == "a").Should().Be(2, "a's lock was lost while it was handled: it came back and was handled again");
+        handled.Count(h => h == "b").Should().Be(1, "a kept lock is not lost, and a delivery handed over with its lock gone is not handled");
+        handled.Count(h => h == "c").Should().Be(1, "a kept lock is not lost, and a delivery handed over with its lock gone is not handled");
+        keeper.GetStatistics().LeasesLost.Should().Be(1, "the lock lost while a was handled");
+    }
+
     private static List<string> Region(string[] file, string name)
     {
         var start = Array.FindIndex(file, l => l.Trim() == $"// <{name}>");
