@@ -186,6 +186,46 @@ public class LeaseKeeperTests(ITestOutputHelper output)
         queue.GetStatistics().Should().BeEquivalentTo(new { Completed = 1, LeaseLostErrors = 0 });
     }
 
+    /// <summary>
+    /// Trial 33: a message kept with a source it was not received from made the source's RenewBatchAsync throw
+    /// ArgumentException for the whole batch; the keeper retried the batch until the locks ran out, so every lease that
+    /// fell due with it was lost too. Now the batch's leases are renewed alone (each through its own message), the
+    /// misuse is reported (event 34), and nothing is lost.
+    /// </summary>
+    [Fact]
+    public void AMessageKeptWithTheWrongSource_DoesNotLoseTheLeasesRenewedBesideIt()
+    {
+        var clock = new VirtualTimeProvider();
+        var transport = new InMemoryTransport(clock);
+        var orders = transport.CreateQueue("orders", new InMemoryQueueOptions { LockDuration = Lock });
+        var other = transport.CreateQueue("other", new InMemoryQueueOptions { LockDuration = Lock });
+        orders.Send(new byte[] { 1 }, "m1");
+        other.Send(new byte[] { 2 }, "o1");
+        var logger = new ListLogger();
+        var lost = new List<string>();
+        LeaseHandle? mine = null, foreign = null;
+        LeaseKeeperStatistics? stats = null;
+        VirtualRun.Run(clock, async scheduler =>
+        {
+            await using var keeper = new LeaseKeeper(scheduler, logger: logger);
+            keeper.LeaseLost += (_, e) => lost.Add(e.Handle.Message.MessageId);
+            mine = keeper.Keep((await orders.ReceiveAsync())!, orders);
+            foreign = keeper.Keep((await other.ReceiveAsync())!, orders); // the wrong source: o1 came from 'other'
+            await Task.Delay(TimeSpan.FromSeconds(95), clock);
+            stats = keeper.GetStatistics();
+            await mine.CompleteAsync();
+            await foreign.CompleteAsync();
+        });
+
+        lost.Should().BeEmpty("each lease is renewed alone through its own message once the batch call refused the batch");
+        mine!.RenewalCount.Should().Be(4, "a 30 s lock renewed when 10 s remain: at 20, 40, 60 and 80 s of the 95 s");
+        foreign!.RenewalCount.Should().Be(4);
+        stats.Should().BeEquivalentTo(new { LeasesLost = 0, Renewals = 8 });
+        logger.Entries.Count(e => e.EventId.Id == 34).Should().Be(4, "each refused batch is reported once");
+        orders.GetStatistics().Should().BeEquivalentTo(new { Completed = 1, LeasesLost = 0, LeaseLostErrors = 0 });
+        other.GetStatistics().Should().BeEquivalentTo(new { Completed = 1, LeasesLost = 0, LeaseLostErrors = 0 });
+    }
+
     [Fact]
     public async Task AKeeperWhoseSchedulerHasStopped_RefusesToKeep_NamingWhy()
     {
