@@ -70,6 +70,12 @@ public sealed class LeaseHandle : IDisposable
     /// <summary>Gets or sets when (UTC ticks) the lease must be renewed at the latest, under the renewal rule (the round-trip floor and the half-lock rule).</summary>
     internal long RenewDueTicks { get; set; }
 
+    /// <summary>
+    /// Gets or sets the lock time (ticks) the renewal rule planned to have left when the lease is renewed (the renewal
+    /// buffer it was scheduled by): what the health check scales its thresholds to. Guarded by the keeper's lock.
+    /// </summary>
+    internal long PlannedSlackTicks { get; set; }
+
     /// <summary>Gets or sets from when (UTC ticks) the lease may be renewed with others that fall due.</summary>
     internal long RenewEarliestTicks { get; set; }
 

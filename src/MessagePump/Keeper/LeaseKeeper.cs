@@ -46,6 +46,7 @@ public sealed partial class LeaseKeeper : IAsyncDisposable
     private readonly CancellationTokenSource _keeperStop = new();
     private readonly Dictionary<ILeasedMessage, LeaseHandle> _kept = new(ReferenceEqualityComparer.Instance); // Keep's handles; under _gate
     private readonly long[] _recentSlack = new long[SlackWindow]; // under _gate
+    private readonly long[] _recentPlannedSlack = new long[SlackWindow]; // under _gate: the buffer each of _recentSlack's renewals was planned with
     private int _recentSlackCount;
     private int _recentSlackNext;
     private int _keptCount; // under _gate
@@ -169,6 +170,7 @@ public sealed partial class LeaseKeeper : IAsyncDisposable
     {
         int kept;
         TimeSpan? minSlack = null;
+        LateRenewal? worst = null;
         lock (_gate)
         {
             kept = _keptCount;
@@ -176,6 +178,8 @@ public sealed partial class LeaseKeeper : IAsyncDisposable
             {
                 var slack = TimeSpan.FromTicks(_recentSlack[i]);
                 minSlack = minSlack is null || slack < minSlack ? slack : minSlack;
+                var renewal = new LateRenewal(slack, TimeSpan.FromTicks(_recentPlannedSlack[i]));
+                worst = worst is null || renewal.NormalizedSlack < worst.Value.NormalizedSlack ? renewal : worst;
             }
         }
 
@@ -188,6 +192,7 @@ public sealed partial class LeaseKeeper : IAsyncDisposable
             LeasesLost = Interlocked.Read(ref _leasesLost),
             LastLeaseLostAt = lastLost == long.MinValue ? null : new DateTimeOffset(lastLost, TimeSpan.Zero),
             MinRecentSlack = minSlack,
+            WorstRecentRenewal = worst,
         };
     }
 
@@ -341,6 +346,7 @@ public sealed partial class LeaseKeeper : IAsyncDisposable
         lock (_gate)
         {
             _recentSlack[_recentSlackNext] = slack.Ticks;
+            _recentPlannedSlack[_recentSlackNext] = lease.PlannedSlackTicks;
             _recentSlackNext = (_recentSlackNext + 1) % SlackWindow;
             _recentSlackCount = Math.Min(_recentSlackCount + 1, SlackWindow);
         }
