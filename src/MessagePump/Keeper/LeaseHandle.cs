@@ -101,20 +101,22 @@ public sealed class LeaseHandle : IDisposable
     /// <param name="cancellationToken">Cancels the call.</param>
     /// <returns>The message's complete call.</returns>
     /// <exception cref="LeaseLostException">The lease had expired or the message was already settled.</exception>
-    public Task CompleteAsync(CancellationToken cancellationToken = default)
+    public async Task CompleteAsync(CancellationToken cancellationToken = default)
     {
         Dispose();
-        return Message.CompleteAsync(cancellationToken);
+        await Message.CompleteAsync(cancellationToken);
+        _keeper.Settled(this);
     }
 
     /// <summary>Stops renewing, then abandons the message for redelivery (<see cref="ILeasedMessage.AbandonAsync"/>).</summary>
     /// <param name="cancellationToken">Cancels the call.</param>
     /// <returns>The message's abandon call.</returns>
     /// <exception cref="LeaseLostException">The lease had expired or the message was already settled.</exception>
-    public Task AbandonAsync(CancellationToken cancellationToken = default)
+    public async Task AbandonAsync(CancellationToken cancellationToken = default)
     {
         Dispose();
-        return Message.AbandonAsync(cancellationToken);
+        await Message.AbandonAsync(cancellationToken);
+        _keeper.Settled(this);
     }
 
     /// <summary>Stops renewing, then dead-letters the message (<see cref="ILeasedMessage.DeadLetterAsync(string, string?, CancellationToken)"/>).</summary>
@@ -127,8 +129,14 @@ public sealed class LeaseHandle : IDisposable
     public Task DeadLetterAsync(string reason, string? description = null, CancellationToken cancellationToken = default)
     {
         ArgumentException.ThrowIfNullOrWhiteSpace(reason);
+        return DeadLetterCoreAsync(reason, description, cancellationToken);
+    }
+
+    private async Task DeadLetterCoreAsync(string reason, string? description, CancellationToken cancellationToken)
+    {
         Dispose();
-        return Message.DeadLetterAsync(reason, description, cancellationToken);
+        await Message.DeadLetterAsync(reason, description, cancellationToken);
+        _keeper.Settled(this);
     }
 
     /// <inheritdoc />

@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using System.Runtime.CompilerServices;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 
@@ -14,7 +15,7 @@ namespace PriorityAsync.MessagePump;
 /// </summary>
 /// <remarks>
 /// A lost lease cancels the handle's <see cref="LeaseHandle.LeaseLostToken"/> and is reported once: the
-/// <see cref="LeaseLost"/> event, log event 9 and the pump meter's lost-lease counter (tagged with the keeper's name).
+/// <see cref="LeaseLost"/> event, log event 22 and the pump meter's lost-lease counter (tagged with the keeper's name).
 /// A renewal refused after the handle was disposed or settled through it is not a loss. See <c>docs/lease-keeper.md</c>.
 /// </remarks>
 public sealed partial class LeaseKeeper : IAsyncDisposable
@@ -45,6 +46,7 @@ public sealed partial class LeaseKeeper : IAsyncDisposable
     private readonly RenewRoundTrips _renewRoundTrips = new();
     private readonly CancellationTokenSource _keeperStop = new();
     private readonly Dictionary<ILeasedMessage, LeaseHandle> _kept = new(ReferenceEqualityComparer.Instance); // Keep's handles; under _gate
+    private readonly ConditionalWeakTable<ILeasedMessage, object?> _settled = []; // messages settled through Keep's handles: nothing left to keep
     private readonly long[] _recentSlack = new long[SlackWindow]; // under _gate
     private readonly long[] _recentPlannedSlack = new long[SlackWindow]; // under _gate: the buffer each of _recentSlack's renewals was planned with
     private int _recentSlackCount;
@@ -138,6 +140,11 @@ public sealed partial class LeaseKeeper : IAsyncDisposable
         if (source?.LockDuration is { } lockDuration && _options.LockRenewalBuffer is { } buffer && buffer >= lockDuration)
         {
             throw new ArgumentException($"The source's lock duration ({lockDuration}) must be above LeaseKeeperOptions.LockRenewalBuffer ({buffer}) of {this}.", nameof(source));
+        }
+
+        if (_settled.TryGetValue(message, out _))
+        {
+            throw new ArgumentException($"Message {message.MessageId} was settled through its LeaseHandle of {this} already: there is nothing to keep.", nameof(message));
         }
 
         var now = TimeProvider.GetUtcNow();
@@ -293,6 +300,18 @@ public sealed partial class LeaseKeeper : IAsyncDisposable
             {
                 _kept.Remove(lease.Message);
             }
+        }
+    }
+
+    /// <summary>
+    /// The message of <paramref name="lease"/> was settled through its handle: keeping it again is refused at
+    /// <see cref="Keep"/> (its lock is gone, though its <see cref="ILeasedMessage.LockedUntil"/> has not passed yet).
+    /// </summary>
+    internal void Settled(LeaseHandle lease)
+    {
+        if (lease.Delivery is null)
+        {
+            _settled.AddOrUpdate(lease.Message, null);
         }
     }
 

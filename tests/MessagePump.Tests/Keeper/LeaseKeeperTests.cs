@@ -187,6 +187,46 @@ public class LeaseKeeperTests(ITestOutputHelper output)
     }
 
     /// <summary>
+    /// Trial 33: a message settled through its handle keeps its LockedUntil (the transports do not move it), so keeping it
+    /// again was accepted, and its first renewal, refused, counted a lost lease (the LeaseLost event, log event 22, the
+    /// health check Degraded for 5 minutes) for a message the user had completed. Now Keep refuses it, naming the message.
+    /// </summary>
+    [Theory]
+    [InlineData("complete")]
+    [InlineData("abandon")]
+    [InlineData("dead-letter")]
+    public void KeepingAMessageSettledThroughItsHandle_IsRefused_AndNothingIsCountedLost(string settle)
+    {
+        var clock = new VirtualTimeProvider();
+        var queue = new InMemoryTransport(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = Lock });
+        queue.Send(new byte[] { 1 }, "m1");
+        var events = 0;
+        LeaseKeeperStatistics? stats = null;
+        VirtualRun.Run(clock, async scheduler =>
+        {
+            await using var keeper = new LeaseKeeper(scheduler, new LeaseKeeperOptions { Name = "k" });
+            keeper.LeaseLost += (_, _) => events++;
+            var message = (await queue.ReceiveAsync())!;
+            var handle = keeper.Keep(message, queue);
+            await (settle switch
+            {
+                "complete" => handle.CompleteAsync(),
+                "abandon" => handle.AbandonAsync(),
+                _ => handle.DeadLetterAsync("poison"),
+            });
+
+            keeper.Invoking(k => k.Keep(message, queue)).Should().Throw<ArgumentException>().WithParameterName("message")
+                .WithMessage("Message m1 was settled through its LeaseHandle of LeaseKeeper 'k' already: there is nothing to keep.*");
+            await Task.Delay(TimeSpan.FromSeconds(60), clock);
+            stats = keeper.GetStatistics();
+        });
+
+        events.Should().Be(0);
+        stats.Should().BeEquivalentTo(new { Kept = 0, LeasesLost = 0, RenewCalls = 0 });
+        queue.GetStatistics().LeaseLostErrors.Should().Be(0);
+    }
+
+    /// <summary>
     /// Trial 33: a message kept with a source it was not received from made the source's RenewBatchAsync throw
     /// ArgumentException for the whole batch; the keeper retried the batch until the locks ran out, so every lease that
     /// fell due with it was lost too. Now the batch's leases are renewed alone (each through its own message), the
