@@ -345,7 +345,45 @@ public sealed partial class LeaseKeeper : IAsyncDisposable
         }
 
         Release(lease);
-        _events.LeaseLost(failure, lease.Message.MessageId, "renew");
+        ReportLost(lease, failure, "renew");
+    }
+
+    /// <summary>
+    /// A settlement through the handle of <paramref name="lease"/> (released as it began) was refused with
+    /// <paramref name="failure"/>: the lock was gone before it reached the broker, though no renewal had told the keeper
+    /// yet (one on its way, say, held up past the lock's end). That is a lost lease, counted and reported once like one
+    /// the keeper found (the event raised in the lease lane), unless the keeper counted it already or the message was
+    /// settled through a handle before (a second settlement's refusal is not a loss).
+    /// </summary>
+    internal void SettlementRefused(LeaseHandle lease, LeaseLostException failure, string operation)
+    {
+        if (lease.Delivery is not null || _settled.TryGetValue(lease.Message, out _))
+        {
+            return;
+        }
+
+        lock (_gate)
+        {
+            if (!lease.TryMarkLost())
+            {
+                return;
+            }
+        }
+
+        try
+        {
+            _ = LeaseLane.Run(() => ReportLost(lease, failure, operation));
+        }
+        catch (Exception ex) when (ex is ObjectDisposedException or InvalidOperationException)
+        {
+            ReportLost(lease, failure, operation); // the scheduler has stopped (or is stopping): reported here, not lost
+        }
+    }
+
+    /// <summary>Reports a lost lease once it was marked lost: log event 22, the LeaseLost event (an exception it throws is logged and dropped).</summary>
+    private void ReportLost(LeaseHandle lease, Exception? failure, string operation)
+    {
+        _events.LeaseLost(failure, lease.Message.MessageId, operation);
         try
         {
             LeaseLost?.Invoke(this, new LeaseLostEventArgs(lease, failure));

@@ -187,6 +187,71 @@ public class LeaseKeeperTests(ITestOutputHelper output)
     }
 
     /// <summary>
+    /// Trial 33: a renewal held up past the lock's end (on a starved pool) leaves the keeper unaware; the user's complete
+    /// through the handle, which released the lease as it began, was refused with LeaseLostException, and nothing counted
+    /// it: the broker lost 3 leases in the trial's hosted app while the keeper said 0 and the health check Healthy. Now the
+    /// refusal counts one lost lease (event, log event 22, statistics, the token); a second complete's refusal does not.
+    /// </summary>
+    [Fact]
+    public void ACompleteThroughTheHandleRefusedBecauseTheLockWasGone_IsALostLease_CountedOnce()
+    {
+        var clock = new VirtualTimeProvider();
+        var message = new HeldMessage(clock, Lock);
+        var logger = new ListLogger();
+        var events = new List<LeaseLostEventArgs>();
+        LeaseHandle? handle = null;
+        LeaseKeeperStatistics? stats = null;
+        Exception? first = null, second = null;
+        VirtualRun.Run(clock, async scheduler =>
+        {
+            await using var keeper = new LeaseKeeper(scheduler, logger: logger);
+            keeper.LeaseLost += (_, e) => events.Add(e);
+            handle = keeper.Keep(message);
+            await VirtualRun.WaitUntilAsync(() => message.Pending is not null, clock, TimeSpan.FromMinutes(1), TimeSpan.FromMilliseconds(100)); // the renewal at 20 s: never answered
+            await Task.Delay(TimeSpan.FromSeconds(15), clock);   // the lock ended at 30 s at the broker
+            message.CompleteFailure = new LeaseLostException("the lock expired");
+            first = await Record.ExceptionAsync(() => handle.CompleteAsync());
+            second = await Record.ExceptionAsync(() => handle.CompleteAsync());
+            await Task.Delay(TimeSpan.FromSeconds(1), clock);
+            stats = keeper.GetStatistics();
+        });
+
+        first.Should().BeOfType<LeaseLostException>("the user's complete still fails as the broker answered");
+        second.Should().BeOfType<LeaseLostException>();
+        handle!.IsLost.Should().BeTrue();
+        handle.LeaseLostToken.IsCancellationRequested.Should().BeTrue();
+        events.Should().ContainSingle().Which.Exception.Should().BeSameAs(first);
+        logger.Entries.Count(e => e.EventId.Id == 22).Should().Be(1);
+        stats.Should().BeEquivalentTo(new { Kept = 0, LeasesLost = 1 });
+        stats!.LastLeaseLostAt.Should().NotBeNull();
+    }
+
+    [Fact]
+    public void ASecondCompleteThroughTheHandle_AfterOneThatSucceeded_IsNoLostLease()
+    {
+        var clock = new VirtualTimeProvider();
+        var message = new HeldMessage(clock, Lock);
+        var events = 0;
+        LeaseKeeperStatistics? stats = null;
+        Exception? second = null;
+        VirtualRun.Run(clock, async scheduler =>
+        {
+            await using var keeper = new LeaseKeeper(scheduler);
+            keeper.LeaseLost += (_, _) => events++;
+            var handle = keeper.Keep(message);
+            await handle.CompleteAsync();
+            message.CompleteFailure = new LeaseLostException("already settled");
+            second = await Record.ExceptionAsync(() => handle.CompleteAsync());
+            await Task.Delay(TimeSpan.FromSeconds(1), clock);
+            stats = keeper.GetStatistics();
+        });
+
+        second.Should().BeOfType<LeaseLostException>();
+        events.Should().Be(0);
+        stats.Should().BeEquivalentTo(new { Kept = 0, LeasesLost = 0 });
+    }
+
+    /// <summary>
     /// Trial 33: a message settled through its handle keeps its LockedUntil (the transports do not move it), so keeping it
     /// again was accepted, and its first renewal, refused, counted a lost lease (the LeaseLost event, log event 22, the
     /// health check Degraded for 5 minutes) for a message the user had completed. Now Keep refuses it, naming the message.
@@ -304,8 +369,15 @@ public class LeaseKeeperTests(ITestOutputHelper output)
             return Pending.Task;
         }
 
+        public Exception? CompleteFailure { get; set; }
+
         public Task CompleteAsync(CancellationToken cancellationToken = default)
         {
+            if (CompleteFailure is { } failure)
+            {
+                return Task.FromException(failure);
+            }
+
             Completed = true;
             return Task.CompletedTask;
         }
