@@ -362,6 +362,8 @@ public sealed partial class LeaseKeeper : IAsyncDisposable
             return;
         }
 
+        Debug.Assert(lease.IsReleased, "A settlement through the handle releases the lease before it is sent.");
+
         lock (_gate)
         {
             if (!lease.TryMarkLost())
