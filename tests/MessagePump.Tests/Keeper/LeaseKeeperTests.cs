@@ -331,6 +331,70 @@ public class LeaseKeeperTests(ITestOutputHelper output)
         other.GetStatistics().Should().BeEquivalentTo(new { Completed = 1, LeasesLost = 0, LeaseLostErrors = 0 });
     }
 
+    /// <summary>
+    /// Trial 33 (docs/lease-keeper.md, "Take the receive's reply in the lease lane"): a receive awaited in the Receive lane
+    /// resumes only when no processing work is ready, with the lock running since the broker took it; behind 10 s of
+    /// CPU-heavy handler slices a 5 s lock is gone before Keep. The same receive started in the keeper's lease lane resumes
+    /// ahead of the handlers and is kept with its lock nearly whole.
+    /// </summary>
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public void AReceiveReplyTakenInTheReceiveLane_CanLoseItsLockBeforeKeep_InTheLeaseLaneItIsKept(bool inLeaseLane)
+    {
+        var clock = new VirtualTimeProvider();
+        var queue = new InMemoryTransport(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(5), Latency = TimeSpan.FromMilliseconds(10) });
+        queue.Send(new byte[] { 1 }, "m1");
+        Exception? failure = null;
+        LeaseHandle? handle = null;
+        var renewals = 0;
+        VirtualRun.Run(clock, async scheduler =>
+        {
+            await using var keeper = new LeaseKeeper(scheduler);
+            Task? handler = null;
+            await scheduler.GetLane(LanePriority.Receive).Run(async () =>
+            {
+                // The receive goes out; while its reply is on its way a CPU-heavy handler starts (10 slices of 1 s).
+                var inLease = inLeaseLane ? keeper.LeaseLane.Run(async () => keeper.Keep((await queue.ReceiveAsync())!, queue)) : null;
+                var plain = inLeaseLane ? null : queue.ReceiveAsync();
+                handler = scheduler.GetLane(LanePriority.Processing).Run(async () =>
+                {
+                    for (var slice = 0; slice < 10; slice++)
+                    {
+                        clock.Advance(TimeSpan.FromSeconds(1)); // a second of CPU work holding the only thread
+                        await Task.Yield();                     // then back into the Processing lane
+                    }
+                });
+                try
+                {
+                    handle = inLease is not null ? await inLease : keeper.Keep((await plain!)!, queue);
+                }
+                catch (ArgumentException ex)
+                {
+                    failure = ex;
+                }
+            });
+            await handler!;
+            if (handle is not null)
+            {
+                renewals = handle.RenewalCount;
+                await handle.CompleteAsync();
+            }
+        });
+
+        if (inLeaseLane)
+        {
+            failure.Should().BeNull();
+            renewals.Should().BeGreaterThan(0, "kept while the handler's 10 s ran");
+            queue.GetStatistics().Should().BeEquivalentTo(new { Completed = 1, LeasesLost = 0 });
+        }
+        else
+        {
+            failure.Should().BeOfType<ArgumentException>().Which.Message.Should().Contain("lock expired");
+            handle.Should().BeNull();
+        }
+    }
+
     [Fact]
     public async Task AKeeperWhoseSchedulerHasStopped_RefusesToKeep_NamingWhy()
     {
