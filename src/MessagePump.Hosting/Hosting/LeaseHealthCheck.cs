@@ -34,22 +34,32 @@ internal sealed class LeaseHealthCheck(IServiceProvider provider, LeaseHealthChe
         var status = HealthStatus.Healthy;
         var reasons = new List<string>();
         var data = new Dictionary<string, object>(StringComparer.Ordinal);
+        var count = 0;
         foreach (var (name, stats, now) in keepers)
         {
+            count++;
             data[$"{name}.kept"] = stats.Kept;
             data[$"{name}.leasesLost"] = stats.LeasesLost;
-            if (stats.MinRecentSlack is { } slack)
+            if (stats.MinRecentSlack is { } minSlack)
             {
-                data[$"{name}.minRecentSlackSeconds"] = slack.TotalSeconds;
-                if (slack < options.UnhealthySlack)
+                data[$"{name}.minRecentSlackSeconds"] = minSlack.TotalSeconds;
+
+                // The thresholds are set for the default rule's 10 s of lock left at renewal; a lease planned with less
+                // (a 5 s lock is renewed with 2.5 s left) is judged against them scaled to its plan, or a short lock
+                // renewed on time would read Degraded for ever.
+                var renewal = stats.WorstRecentRenewal ?? new LateRenewal(minSlack, TimeSpan.Zero);
+                var slack = renewal.Slack;
+                var unhealthy = options.UnhealthySlack * renewal.Scale;
+                var degraded = options.DegradedSlack * renewal.Scale;
+                if (slack < unhealthy)
                 {
                     status = HealthStatus.Unhealthy;
-                    reasons.Add(Invariant($"'{name}' renewed with {slack.TotalSeconds:0.###} s of lock left (under {options.UnhealthySlack.TotalSeconds:0.###} s)"));
+                    reasons.Add(Late(name, renewal, unhealthy, options.UnhealthySlack));
                 }
-                else if (slack < options.DegradedSlack)
+                else if (slack < degraded)
                 {
                     status = Worse(status, HealthStatus.Degraded);
-                    reasons.Add(Invariant($"'{name}' renewed with {slack.TotalSeconds:0.###} s of lock left (under {options.DegradedSlack.TotalSeconds:0.###} s)"));
+                    reasons.Add(Late(name, renewal, degraded, options.DegradedSlack));
                 }
             }
 
@@ -60,9 +70,14 @@ internal sealed class LeaseHealthCheck(IServiceProvider provider, LeaseHealthChe
             }
         }
 
-        var description = reasons.Count == 0 ? $"{data.Count / 2} lease keeper(s) healthy" : string.Join("; ", reasons);
+        var description = reasons.Count == 0 ? $"{count} lease keeper(s) healthy" : string.Join("; ", reasons);
         return new HealthCheckResult(status, description, data: data);
     }
+
+    private static string Late(string name, LateRenewal renewal, TimeSpan threshold, TimeSpan option) =>
+        renewal.Scale < 1
+            ? Invariant($"'{name}' renewed with {renewal.Slack.TotalSeconds:0.###} s of lock left (under {threshold.TotalSeconds:0.###} s: {option.TotalSeconds:0.###} s scaled to its {renewal.Planned.TotalSeconds:0.###} s renewal buffer)")
+            : Invariant($"'{name}' renewed with {renewal.Slack.TotalSeconds:0.###} s of lock left (under {threshold.TotalSeconds:0.###} s)");
 
     private static HealthStatus Worse(HealthStatus a, HealthStatus b) => a < b ? a : b;
 

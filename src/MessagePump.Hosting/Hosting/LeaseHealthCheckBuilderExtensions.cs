@@ -14,6 +14,8 @@ public static class LeaseHealthCheckBuilderExtensions
     /// <see cref="LeaseHealthCheckOptions.UnhealthySlack"/> (1 s); <c>Degraded</c> when it is under
     /// <see cref="LeaseHealthCheckOptions.DegradedSlack"/> (5 s) or a lease was lost within
     /// <see cref="LeaseHealthCheckOptions.LostLeaseWindow"/> (5 minutes); otherwise <c>Healthy</c>. The worst keeper decides.
+    /// The thresholds are set for renewals planned with 10 s of lock left; one planned with less (a lock under 20 s) is
+    /// judged against them scaled to its plan.
     /// </summary>
     /// <param name="builder">The health checks builder (<c>services.AddHealthChecks()</c>).</param>
     /// <param name="name">The check's name. Defaults to <c>leases</c>.</param>

@@ -9,13 +9,15 @@ public sealed class LeaseHealthCheckOptions
     /// <summary>
     /// Gets or sets the lock time left at renewal below which a keeper is <c>Degraded</c>: the least slack of its last
     /// <see cref="LeaseKeeper.SlackWindow"/> renewals. Defaults to 5 s (renewals are due with 10 s left; half of that
-    /// gone means the lease lane ran late). Positive.
+    /// gone means the lease lane ran late). Positive. A renewal planned with less than 10 s left (a lock under 20 s) is
+    /// judged against this threshold scaled to its plan: 1.25 s for a 5 s lock, renewed with 2.5 s left.
     /// </summary>
     public TimeSpan DegradedSlack { get; set; } = TimeSpan.FromSeconds(5);
 
     /// <summary>
     /// Gets or sets the lock time left at renewal below which a keeper is <c>Unhealthy</c>: one more such delay and
-    /// leases are lost. Defaults to 1 s; positive, and below <see cref="DegradedSlack"/>.
+    /// leases are lost. Defaults to 1 s; positive, and below <see cref="DegradedSlack"/>. Scaled like
+    /// <see cref="DegradedSlack"/> for a renewal planned with less than 10 s left (0.25 s for a 5 s lock).
     /// </summary>
     public TimeSpan UnhealthySlack { get; set; } = TimeSpan.FromSeconds(1);
 

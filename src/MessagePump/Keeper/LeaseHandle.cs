@@ -44,8 +44,9 @@ public sealed class LeaseHandle : IDisposable
     public bool IsKept => IsRenewable;
 
     /// <summary>
-    /// Gets a token canceled when the lease is lost while kept. Not canceled by <see cref="Dispose"/>, by settling, or
-    /// by the keeper's stop (the lease is then simply no longer renewed).
+    /// Gets a token canceled when the lease is lost while kept, or when a settlement through the handle is refused because
+    /// the lock was gone (<see cref="LeaseLostException"/>). Not canceled by <see cref="Dispose"/>, by a settlement that
+    /// succeeds, or by the keeper's stop (the lease is then simply no longer renewed).
     /// </summary>
     public CancellationToken LeaseLostToken => _lostToken.Token(IsLost);
 
@@ -69,6 +70,12 @@ public sealed class LeaseHandle : IDisposable
 
     /// <summary>Gets or sets when (UTC ticks) the lease must be renewed at the latest, under the renewal rule (the round-trip floor and the half-lock rule).</summary>
     internal long RenewDueTicks { get; set; }
+
+    /// <summary>
+    /// Gets or sets the lock time (ticks) the renewal rule planned to have left when the lease is renewed (the renewal
+    /// buffer it was scheduled by): what the health check scales its thresholds to. Guarded by the keeper's lock.
+    /// </summary>
+    internal long PlannedSlackTicks { get; set; }
 
     /// <summary>Gets or sets from when (UTC ticks) the lease may be renewed with others that fall due.</summary>
     internal long RenewEarliestTicks { get; set; }
@@ -94,21 +101,47 @@ public sealed class LeaseHandle : IDisposable
     /// <summary>Stops renewing, then completes the message (<see cref="ILeasedMessage.CompleteAsync"/>).</summary>
     /// <param name="cancellationToken">Cancels the call.</param>
     /// <returns>The message's complete call.</returns>
-    /// <exception cref="LeaseLostException">The lease had expired or the message was already settled.</exception>
-    public Task CompleteAsync(CancellationToken cancellationToken = default)
+    /// <exception cref="LeaseLostException">
+    /// The lease had expired or the message was already settled. Unless it was settled through a handle before, the keeper
+    /// counts a lost lease (<see cref="IsLost"/>, <see cref="LeaseLostToken"/> canceled, reported once).
+    /// </exception>
+    public async Task CompleteAsync(CancellationToken cancellationToken = default)
     {
         Dispose();
-        return Message.CompleteAsync(cancellationToken);
+        try
+        {
+            await Message.CompleteAsync(cancellationToken);
+        }
+        catch (LeaseLostException ex)
+        {
+            _keeper.SettlementRefused(this, ex, "complete");
+            throw;
+        }
+
+        _keeper.Settled(this);
     }
 
     /// <summary>Stops renewing, then abandons the message for redelivery (<see cref="ILeasedMessage.AbandonAsync"/>).</summary>
     /// <param name="cancellationToken">Cancels the call.</param>
     /// <returns>The message's abandon call.</returns>
-    /// <exception cref="LeaseLostException">The lease had expired or the message was already settled.</exception>
-    public Task AbandonAsync(CancellationToken cancellationToken = default)
+    /// <exception cref="LeaseLostException">
+    /// The lease had expired or the message was already settled. Unless it was settled through a handle before, the keeper
+    /// counts a lost lease (<see cref="IsLost"/>, <see cref="LeaseLostToken"/> canceled, reported once).
+    /// </exception>
+    public async Task AbandonAsync(CancellationToken cancellationToken = default)
     {
         Dispose();
-        return Message.AbandonAsync(cancellationToken);
+        try
+        {
+            await Message.AbandonAsync(cancellationToken);
+        }
+        catch (LeaseLostException ex)
+        {
+            _keeper.SettlementRefused(this, ex, "abandon");
+            throw;
+        }
+
+        _keeper.Settled(this);
     }
 
     /// <summary>Stops renewing, then dead-letters the message (<see cref="ILeasedMessage.DeadLetterAsync(string, string?, CancellationToken)"/>).</summary>
@@ -117,12 +150,30 @@ public sealed class LeaseHandle : IDisposable
     /// <param name="cancellationToken">Cancels the call.</param>
     /// <returns>The message's dead-letter call.</returns>
     /// <exception cref="ArgumentException"><paramref name="reason"/> is null, empty or white space (the lease is still kept).</exception>
-    /// <exception cref="LeaseLostException">The lease had expired or the message was already settled.</exception>
+    /// <exception cref="LeaseLostException">
+    /// The lease had expired or the message was already settled. Unless it was settled through a handle before, the keeper
+    /// counts a lost lease (<see cref="IsLost"/>, <see cref="LeaseLostToken"/> canceled, reported once).
+    /// </exception>
     public Task DeadLetterAsync(string reason, string? description = null, CancellationToken cancellationToken = default)
     {
         ArgumentException.ThrowIfNullOrWhiteSpace(reason);
+        return DeadLetterCoreAsync(reason, description, cancellationToken);
+    }
+
+    private async Task DeadLetterCoreAsync(string reason, string? description, CancellationToken cancellationToken)
+    {
         Dispose();
-        return Message.DeadLetterAsync(reason, description, cancellationToken);
+        try
+        {
+            await Message.DeadLetterAsync(reason, description, cancellationToken);
+        }
+        catch (LeaseLostException ex)
+        {
+            _keeper.SettlementRefused(this, ex, "dead-letter");
+            throw;
+        }
+
+        _keeper.Settled(this);
     }
 
     /// <inheritdoc />

@@ -116,8 +116,10 @@ public sealed partial class LeaseKeeper
 
         var now = TimeProvider.GetUtcNow();
         var remaining = lease.Message.LockedUntil - now;
-        var wait = remaining - RenewalBuffer(remaining, lease.Source);
+        var buffer = RenewalBuffer(remaining, lease.Source);
+        var wait = remaining - buffer;
         var waitTicks = Math.Max(0, wait.Ticks);
+        lease.PlannedSlackTicks = buffer.Ticks;
         var window = lease.Source?.RenewsBatchesNatively == true ? Math.Min(MaxRenewalWindow.Ticks, waitTicks / RenewalWindowDivisor) : 0;
         lease.RenewDueTicks = now.UtcTicks + waitTicks;
         lease.RenewEarliestTicks = lease.RenewDueTicks - window;

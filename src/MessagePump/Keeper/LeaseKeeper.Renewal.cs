@@ -5,7 +5,8 @@ public sealed partial class LeaseKeeper
     /// <summary>
     /// Renews the leases that fell due together in one <see cref="IMessageSource.RenewBatchAsync"/> and applies each
     /// outcome as a single renewal's: renewed (scheduled again), lost (<see cref="LeaseLostByKeeper"/>), or — for a transient
-    /// failure, a failed call, or an answer that breaks the contract (reported) — renewed again alone under the single
+    /// failure, a failed call, an answer that breaks the contract or a batch the source refused with an
+    /// <see cref="ArgumentException"/> (both reported) — renewed again alone under the single
     /// renewal's retry rule. <paramref name="firstSent"/> is when the keeper sent them (a timestamp): it tells a stale
     /// answer from the newest (see <see cref="RenewalLost"/>).
     /// </summary>
@@ -47,12 +48,33 @@ public sealed partial class LeaseKeeper
                     return;
                 }
 
+                if (failure is ArgumentException && source is not null)
+                {
+                    RenewEachAloneAfterRefusedBatch(due, source, failure, firstSent);
+                    return;
+                }
+
                 due = await RetryBatchAfterDelayAsync(due, failure, firstSent, token);
             }
         }
         catch (OperationCanceledException) when (token.IsCancellationRequested)
         {
             // The keeper has stopped.
+        }
+    }
+
+    /// <summary>
+    /// The source refused the batch as a whole with an <see cref="ArgumentException"/>: it holds a message the source
+    /// did not receive (kept with the wrong <c>source</c>). Retrying the same batch fails the same way until every lock
+    /// of it has run out, losing the leases renewed beside the wrong one; so the misuse is reported (event 34) and each
+    /// lease of the batch is renewed alone through its own message (<see cref="ILeasedMessage.RenewLockAsync"/>).
+    /// </summary>
+    private void RenewEachAloneAfterRefusedBatch(LeaseHandle[] due, IMessageSource source, Exception failure, long firstSent)
+    {
+        ReportBrokenRenewal($"{BatchCallName(source)} refused a batch of {due.Length} lease(s) ({due[0].Message.MessageId}{(due.Length > 1 ? $" and {due.Length - 1} more" : string.Empty)}) with {failure.GetType().Name}: a message kept with a source it was not received from? Each lease is renewed alone through its own message.", failure);
+        foreach (var lease in due)
+        {
+            _ = RenewAloneAsync(lease, null, firstSent);
         }
     }
 

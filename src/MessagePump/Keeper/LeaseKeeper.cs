@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using System.Runtime.CompilerServices;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 
@@ -14,7 +15,7 @@ namespace PriorityAsync.MessagePump;
 /// </summary>
 /// <remarks>
 /// A lost lease cancels the handle's <see cref="LeaseHandle.LeaseLostToken"/> and is reported once: the
-/// <see cref="LeaseLost"/> event, log event 9 and the pump meter's lost-lease counter (tagged with the keeper's name).
+/// <see cref="LeaseLost"/> event, log event 22 and the pump meter's lost-lease counter (tagged with the keeper's name).
 /// A renewal refused after the handle was disposed or settled through it is not a loss. See <c>docs/lease-keeper.md</c>.
 /// </remarks>
 public sealed partial class LeaseKeeper : IAsyncDisposable
@@ -45,7 +46,9 @@ public sealed partial class LeaseKeeper : IAsyncDisposable
     private readonly RenewRoundTrips _renewRoundTrips = new();
     private readonly CancellationTokenSource _keeperStop = new();
     private readonly Dictionary<ILeasedMessage, LeaseHandle> _kept = new(ReferenceEqualityComparer.Instance); // Keep's handles; under _gate
+    private readonly ConditionalWeakTable<ILeasedMessage, object?> _settled = []; // messages settled through Keep's handles: nothing left to keep
     private readonly long[] _recentSlack = new long[SlackWindow]; // under _gate
+    private readonly long[] _recentPlannedSlack = new long[SlackWindow]; // under _gate: the buffer each of _recentSlack's renewals was planned with
     private int _recentSlackCount;
     private int _recentSlackNext;
     private int _keptCount; // under _gate
@@ -139,6 +142,11 @@ public sealed partial class LeaseKeeper : IAsyncDisposable
             throw new ArgumentException($"The source's lock duration ({lockDuration}) must be above LeaseKeeperOptions.LockRenewalBuffer ({buffer}) of {this}.", nameof(source));
         }
 
+        if (_settled.TryGetValue(message, out _))
+        {
+            throw new ArgumentException($"Message {message.MessageId} was settled through its LeaseHandle of {this} already: there is nothing to keep.", nameof(message));
+        }
+
         var now = TimeProvider.GetUtcNow();
         if (message.LockedUntil <= now)
         {
@@ -169,6 +177,7 @@ public sealed partial class LeaseKeeper : IAsyncDisposable
     {
         int kept;
         TimeSpan? minSlack = null;
+        LateRenewal? worst = null;
         lock (_gate)
         {
             kept = _keptCount;
@@ -176,6 +185,8 @@ public sealed partial class LeaseKeeper : IAsyncDisposable
             {
                 var slack = TimeSpan.FromTicks(_recentSlack[i]);
                 minSlack = minSlack is null || slack < minSlack ? slack : minSlack;
+                var renewal = new LateRenewal(slack, TimeSpan.FromTicks(_recentPlannedSlack[i]));
+                worst = worst is null || renewal.NormalizedSlack < worst.Value.NormalizedSlack ? renewal : worst;
             }
         }
 
@@ -188,6 +199,7 @@ public sealed partial class LeaseKeeper : IAsyncDisposable
             LeasesLost = Interlocked.Read(ref _leasesLost),
             LastLeaseLostAt = lastLost == long.MinValue ? null : new DateTimeOffset(lastLost, TimeSpan.Zero),
             MinRecentSlack = minSlack,
+            WorstRecentRenewal = worst,
         };
     }
 
@@ -291,6 +303,18 @@ public sealed partial class LeaseKeeper : IAsyncDisposable
         }
     }
 
+    /// <summary>
+    /// The message of <paramref name="lease"/> was settled through its handle: keeping it again is refused at
+    /// <see cref="Keep"/> (its lock is gone, though its <see cref="ILeasedMessage.LockedUntil"/> has not passed yet).
+    /// </summary>
+    internal void Settled(LeaseHandle lease)
+    {
+        if (lease.Delivery is null)
+        {
+            _settled.AddOrUpdate(lease.Message, null);
+        }
+    }
+
     /// <summary>Counts a lease lost (its handle's <see cref="LeaseHandle.TryMarkLost"/> won).</summary>
     internal void CountLost()
     {
@@ -321,7 +345,47 @@ public sealed partial class LeaseKeeper : IAsyncDisposable
         }
 
         Release(lease);
-        _events.LeaseLost(failure, lease.Message.MessageId, "renew");
+        ReportLost(lease, failure, "renew");
+    }
+
+    /// <summary>
+    /// A settlement through the handle of <paramref name="lease"/> (released as it began) was refused with
+    /// <paramref name="failure"/>: the lock was gone before it reached the broker, though no renewal had told the keeper
+    /// yet (one on its way, say, held up past the lock's end). That is a lost lease, counted and reported once like one
+    /// the keeper found (the event raised in the lease lane), unless the keeper counted it already or the message was
+    /// settled through a handle before (a second settlement's refusal is not a loss).
+    /// </summary>
+    internal void SettlementRefused(LeaseHandle lease, LeaseLostException failure, string operation)
+    {
+        if (lease.Delivery is not null || _settled.TryGetValue(lease.Message, out _))
+        {
+            return;
+        }
+
+        Debug.Assert(lease.IsReleased, "A settlement through the handle releases the lease before it is sent.");
+
+        lock (_gate)
+        {
+            if (!lease.TryMarkLost())
+            {
+                return;
+            }
+        }
+
+        try
+        {
+            _ = LeaseLane.Run(() => ReportLost(lease, failure, operation));
+        }
+        catch (Exception ex) when (ex is ObjectDisposedException or InvalidOperationException)
+        {
+            ReportLost(lease, failure, operation); // the scheduler has stopped (or is stopping): reported here, not lost
+        }
+    }
+
+    /// <summary>Reports a lost lease once it was marked lost: log event 22, the LeaseLost event (an exception it throws is logged and dropped).</summary>
+    private void ReportLost(LeaseHandle lease, Exception? failure, string operation)
+    {
+        _events.LeaseLost(failure, lease.Message.MessageId, operation);
         try
         {
             LeaseLost?.Invoke(this, new LeaseLostEventArgs(lease, failure));
@@ -341,6 +405,7 @@ public sealed partial class LeaseKeeper : IAsyncDisposable
         lock (_gate)
         {
             _recentSlack[_recentSlackNext] = slack.Ticks;
+            _recentPlannedSlack[_recentSlackNext] = lease.PlannedSlackTicks;
             _recentSlackNext = (_recentSlackNext + 1) % SlackWindow;
             _recentSlackCount = Math.Min(_recentSlackCount + 1, SlackWindow);
         }

@@ -26,4 +26,11 @@ public sealed record LeaseKeeperStatistics
     /// renewals; <see langword="null"/> before the first.
     /// </summary>
     public TimeSpan? MinRecentSlack { get; init; }
+
+    /// <summary>
+    /// Gets the recent renewal (of the last <see cref="LeaseKeeper.SlackWindow"/>) whose lock time left was the least
+    /// against what its renewal rule planned (<see cref="LateRenewal.NormalizedSlack"/>); <see langword="null"/> before
+    /// the first. What the lease health check judges: a 5 s lock renewed on time has 2.5 s left, a 60 s lock 10 s.
+    /// </summary>
+    internal LateRenewal? WorstRecentRenewal { get; init; }
 }

@@ -186,6 +186,215 @@ public class LeaseKeeperTests(ITestOutputHelper output)
         queue.GetStatistics().Should().BeEquivalentTo(new { Completed = 1, LeaseLostErrors = 0 });
     }
 
+    /// <summary>
+    /// Trial 33: a renewal held up past the lock's end (on a starved pool) leaves the keeper unaware; the user's complete
+    /// through the handle, which released the lease as it began, was refused with LeaseLostException, and nothing counted
+    /// it: the broker lost 3 leases in the trial's hosted app while the keeper said 0 and the health check Healthy. Now the
+    /// refusal counts one lost lease (event, log event 22, statistics, the token); a second complete's refusal does not.
+    /// </summary>
+    [Fact]
+    public void ACompleteThroughTheHandleRefusedBecauseTheLockWasGone_IsALostLease_CountedOnce()
+    {
+        var clock = new VirtualTimeProvider();
+        var message = new HeldMessage(clock, Lock);
+        var logger = new ListLogger();
+        var events = new List<LeaseLostEventArgs>();
+        LeaseHandle? handle = null;
+        LeaseKeeperStatistics? stats = null;
+        Exception? first = null, second = null;
+        VirtualRun.Run(clock, async scheduler =>
+        {
+            await using var keeper = new LeaseKeeper(scheduler, logger: logger);
+            keeper.LeaseLost += (_, e) => events.Add(e);
+            handle = keeper.Keep(message);
+            await VirtualRun.WaitUntilAsync(() => message.Pending is not null, clock, TimeSpan.FromMinutes(1), TimeSpan.FromMilliseconds(100)); // the renewal at 20 s: never answered
+            await Task.Delay(TimeSpan.FromSeconds(15), clock);   // the lock ended at 30 s at the broker
+            message.CompleteFailure = new LeaseLostException("the lock expired");
+            first = await Record.ExceptionAsync(() => handle.CompleteAsync());
+            second = await Record.ExceptionAsync(() => handle.CompleteAsync());
+            await Task.Delay(TimeSpan.FromSeconds(1), clock);
+            stats = keeper.GetStatistics();
+        });
+
+        first.Should().BeOfType<LeaseLostException>("the user's complete still fails as the broker answered");
+        second.Should().BeOfType<LeaseLostException>();
+        handle!.IsLost.Should().BeTrue();
+        handle.LeaseLostToken.IsCancellationRequested.Should().BeTrue();
+        events.Should().ContainSingle().Which.Exception.Should().BeSameAs(first);
+        logger.Entries.Count(e => e.EventId.Id == 22).Should().Be(1);
+        stats.Should().BeEquivalentTo(new { Kept = 0, LeasesLost = 1 });
+        stats!.LastLeaseLostAt.Should().NotBeNull();
+    }
+
+    [Fact]
+    public void ASecondCompleteThroughTheHandle_AfterOneThatSucceeded_IsNoLostLease()
+    {
+        var clock = new VirtualTimeProvider();
+        var message = new HeldMessage(clock, Lock);
+        var events = 0;
+        LeaseKeeperStatistics? stats = null;
+        Exception? second = null;
+        VirtualRun.Run(clock, async scheduler =>
+        {
+            await using var keeper = new LeaseKeeper(scheduler);
+            keeper.LeaseLost += (_, _) => events++;
+            var handle = keeper.Keep(message);
+            await handle.CompleteAsync();
+            message.CompleteFailure = new LeaseLostException("already settled");
+            second = await Record.ExceptionAsync(() => handle.CompleteAsync());
+            await Task.Delay(TimeSpan.FromSeconds(1), clock);
+            stats = keeper.GetStatistics();
+        });
+
+        second.Should().BeOfType<LeaseLostException>();
+        events.Should().Be(0);
+        stats.Should().BeEquivalentTo(new { Kept = 0, LeasesLost = 0 });
+    }
+
+    /// <summary>
+    /// Trial 33: a message settled through its handle keeps its LockedUntil (the transports do not move it), so keeping it
+    /// again was accepted, and its first renewal, refused, counted a lost lease (the LeaseLost event, log event 22, the
+    /// health check Degraded for 5 minutes) for a message the user had completed. Now Keep refuses it, naming the message.
+    /// </summary>
+    [Theory]
+    [InlineData("complete")]
+    [InlineData("abandon")]
+    [InlineData("dead-letter")]
+    public void KeepingAMessageSettledThroughItsHandle_IsRefused_AndNothingIsCountedLost(string settle)
+    {
+        var clock = new VirtualTimeProvider();
+        var queue = new InMemoryTransport(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = Lock });
+        queue.Send(new byte[] { 1 }, "m1");
+        var events = 0;
+        LeaseKeeperStatistics? stats = null;
+        VirtualRun.Run(clock, async scheduler =>
+        {
+            await using var keeper = new LeaseKeeper(scheduler, new LeaseKeeperOptions { Name = "k" });
+            keeper.LeaseLost += (_, _) => events++;
+            var message = (await queue.ReceiveAsync())!;
+            var handle = keeper.Keep(message, queue);
+            await (settle switch
+            {
+                "complete" => handle.CompleteAsync(),
+                "abandon" => handle.AbandonAsync(),
+                _ => handle.DeadLetterAsync("poison"),
+            });
+
+            keeper.Invoking(k => k.Keep(message, queue)).Should().Throw<ArgumentException>().WithParameterName("message")
+                .WithMessage("Message m1 was settled through its LeaseHandle of LeaseKeeper 'k' already: there is nothing to keep.*");
+            await Task.Delay(TimeSpan.FromSeconds(60), clock);
+            stats = keeper.GetStatistics();
+        });
+
+        events.Should().Be(0);
+        stats.Should().BeEquivalentTo(new { Kept = 0, LeasesLost = 0, RenewCalls = 0 });
+        queue.GetStatistics().LeaseLostErrors.Should().Be(0);
+    }
+
+    /// <summary>
+    /// Trial 33: a message kept with a source it was not received from made the source's RenewBatchAsync throw
+    /// ArgumentException for the whole batch; the keeper retried the batch until the locks ran out, so every lease that
+    /// fell due with it was lost too. Now the batch's leases are renewed alone (each through its own message), the
+    /// misuse is reported (event 34), and nothing is lost.
+    /// </summary>
+    [Fact]
+    public void AMessageKeptWithTheWrongSource_DoesNotLoseTheLeasesRenewedBesideIt()
+    {
+        var clock = new VirtualTimeProvider();
+        var transport = new InMemoryTransport(clock);
+        var orders = transport.CreateQueue("orders", new InMemoryQueueOptions { LockDuration = Lock });
+        var other = transport.CreateQueue("other", new InMemoryQueueOptions { LockDuration = Lock });
+        orders.Send(new byte[] { 1 }, "m1");
+        other.Send(new byte[] { 2 }, "o1");
+        var logger = new ListLogger();
+        var lost = new List<string>();
+        LeaseHandle? mine = null, foreign = null;
+        LeaseKeeperStatistics? stats = null;
+        VirtualRun.Run(clock, async scheduler =>
+        {
+            await using var keeper = new LeaseKeeper(scheduler, logger: logger);
+            keeper.LeaseLost += (_, e) => lost.Add(e.Handle.Message.MessageId);
+            mine = keeper.Keep((await orders.ReceiveAsync())!, orders);
+            foreign = keeper.Keep((await other.ReceiveAsync())!, orders); // the wrong source: o1 came from 'other'
+            await Task.Delay(TimeSpan.FromSeconds(95), clock);
+            stats = keeper.GetStatistics();
+            await mine.CompleteAsync();
+            await foreign.CompleteAsync();
+        });
+
+        lost.Should().BeEmpty("each lease is renewed alone through its own message once the batch call refused the batch");
+        mine!.RenewalCount.Should().Be(4, "a 30 s lock renewed when 10 s remain: at 20, 40, 60 and 80 s of the 95 s");
+        foreign!.RenewalCount.Should().Be(4);
+        stats.Should().BeEquivalentTo(new { LeasesLost = 0, Renewals = 8 });
+        logger.Entries.Count(e => e.EventId.Id == 34).Should().Be(4, "each refused batch is reported once");
+        orders.GetStatistics().Should().BeEquivalentTo(new { Completed = 1, LeasesLost = 0, LeaseLostErrors = 0 });
+        other.GetStatistics().Should().BeEquivalentTo(new { Completed = 1, LeasesLost = 0, LeaseLostErrors = 0 });
+    }
+
+    /// <summary>
+    /// Trial 33 (docs/lease-keeper.md, "Take the receive's reply in the lease lane"): a receive awaited in the Receive lane
+    /// resumes only when no processing work is ready, with the lock running since the broker took it; behind 10 s of
+    /// CPU-heavy handler slices a 5 s lock is gone before Keep. The same receive started in the keeper's lease lane resumes
+    /// ahead of the handlers and is kept with its lock nearly whole.
+    /// </summary>
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public void AReceiveReplyTakenInTheReceiveLane_CanLoseItsLockBeforeKeep_InTheLeaseLaneItIsKept(bool inLeaseLane)
+    {
+        var clock = new VirtualTimeProvider();
+        var queue = new InMemoryTransport(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(5), Latency = TimeSpan.FromMilliseconds(10) });
+        queue.Send(new byte[] { 1 }, "m1");
+        Exception? failure = null;
+        LeaseHandle? handle = null;
+        var renewals = 0;
+        VirtualRun.Run(clock, async scheduler =>
+        {
+            await using var keeper = new LeaseKeeper(scheduler);
+            Task? handler = null;
+            await scheduler.GetLane(LanePriority.Receive).Run(async () =>
+            {
+                // The receive goes out; while its reply is on its way a CPU-heavy handler starts (10 slices of 1 s).
+                var inLease = inLeaseLane ? keeper.LeaseLane.Run(async () => keeper.Keep((await queue.ReceiveAsync())!, queue)) : null;
+                var plain = inLeaseLane ? null : queue.ReceiveAsync();
+                handler = scheduler.GetLane(LanePriority.Processing).Run(async () =>
+                {
+                    for (var slice = 0; slice < 10; slice++)
+                    {
+                        clock.Advance(TimeSpan.FromSeconds(1)); // a second of CPU work holding the only thread
+                        await Task.Yield();                     // then back into the Processing lane
+                    }
+                });
+                try
+                {
+                    handle = inLease is not null ? await inLease : keeper.Keep((await plain!)!, queue);
+                }
+                catch (ArgumentException ex)
+                {
+                    failure = ex;
+                }
+            });
+            await handler!;
+            if (handle is not null)
+            {
+                renewals = handle.RenewalCount;
+                await handle.CompleteAsync();
+            }
+        });
+
+        if (inLeaseLane)
+        {
+            failure.Should().BeNull();
+            renewals.Should().BeGreaterThan(0, "kept while the handler's 10 s ran");
+            queue.GetStatistics().Should().BeEquivalentTo(new { Completed = 1, LeasesLost = 0 });
+        }
+        else
+        {
+            failure.Should().BeOfType<ArgumentException>().Which.Message.Should().Contain("lock expired");
+            handle.Should().BeNull();
+        }
+    }
+
     [Fact]
     public async Task AKeeperWhoseSchedulerHasStopped_RefusesToKeep_NamingWhy()
     {
@@ -224,8 +433,15 @@ public class LeaseKeeperTests(ITestOutputHelper output)
             return Pending.Task;
         }
 
+        public Exception? CompleteFailure { get; set; }
+
         public Task CompleteAsync(CancellationToken cancellationToken = default)
         {
+            if (CompleteFailure is { } failure)
+            {
+                return Task.FromException(failure);
+            }
+
             Completed = true;
             return Task.CompletedTask;
         }
