@@ -105,21 +105,8 @@ public sealed class LeaseHandle : IDisposable
     /// The lease had expired or the message was already settled. Unless it was settled through a handle before, the keeper
     /// counts a lost lease (<see cref="IsLost"/>, <see cref="LeaseLostToken"/> canceled, reported once).
     /// </exception>
-    public async Task CompleteAsync(CancellationToken cancellationToken = default)
-    {
-        Dispose();
-        try
-        {
-            await Message.CompleteAsync(cancellationToken);
-        }
-        catch (LeaseLostException ex)
-        {
-            _keeper.SettlementRefused(this, ex, "complete");
-            throw;
-        }
-
-        _keeper.Settled(this);
-    }
+    public Task CompleteAsync(CancellationToken cancellationToken = default) =>
+        SettleAsync(() => Message.CompleteAsync(cancellationToken), "complete");
 
     /// <summary>Stops renewing, then abandons the message for redelivery (<see cref="ILeasedMessage.AbandonAsync"/>).</summary>
     /// <param name="cancellationToken">Cancels the call.</param>
@@ -128,21 +115,8 @@ public sealed class LeaseHandle : IDisposable
     /// The lease had expired or the message was already settled. Unless it was settled through a handle before, the keeper
     /// counts a lost lease (<see cref="IsLost"/>, <see cref="LeaseLostToken"/> canceled, reported once).
     /// </exception>
-    public async Task AbandonAsync(CancellationToken cancellationToken = default)
-    {
-        Dispose();
-        try
-        {
-            await Message.AbandonAsync(cancellationToken);
-        }
-        catch (LeaseLostException ex)
-        {
-            _keeper.SettlementRefused(this, ex, "abandon");
-            throw;
-        }
-
-        _keeper.Settled(this);
-    }
+    public Task AbandonAsync(CancellationToken cancellationToken = default) =>
+        SettleAsync(() => Message.AbandonAsync(cancellationToken), "abandon");
 
     /// <summary>Stops renewing, then dead-letters the message (<see cref="ILeasedMessage.DeadLetterAsync(string, string?, CancellationToken)"/>).</summary>
     /// <param name="reason">Why the message is dead-lettered.</param>
@@ -157,23 +131,7 @@ public sealed class LeaseHandle : IDisposable
     public Task DeadLetterAsync(string reason, string? description = null, CancellationToken cancellationToken = default)
     {
         ArgumentException.ThrowIfNullOrWhiteSpace(reason);
-        return DeadLetterCoreAsync(reason, description, cancellationToken);
-    }
-
-    private async Task DeadLetterCoreAsync(string reason, string? description, CancellationToken cancellationToken)
-    {
-        Dispose();
-        try
-        {
-            await Message.DeadLetterAsync(reason, description, cancellationToken);
-        }
-        catch (LeaseLostException ex)
-        {
-            _keeper.SettlementRefused(this, ex, "dead-letter");
-            throw;
-        }
-
-        _keeper.Settled(this);
+        return SettleAsync(() => Message.DeadLetterAsync(reason, description, cancellationToken), "dead-letter");
     }
 
     /// <inheritdoc />
@@ -197,4 +155,25 @@ public sealed class LeaseHandle : IDisposable
     }
 
     internal void CountRenewal() => Interlocked.Increment(ref _renewals);
+
+    /// <summary>
+    /// Stops renewing, then settles through <paramref name="settle"/>: a refusal with <see cref="LeaseLostException"/>
+    /// is a lost lease unless the message was settled through a handle before (<see cref="LeaseKeeper.SettlementRefused"/>);
+    /// a settlement that succeeds makes the message one the keeper refuses to keep again.
+    /// </summary>
+    private async Task SettleAsync(Func<Task> settle, string operation)
+    {
+        Dispose();
+        try
+        {
+            await settle();
+        }
+        catch (LeaseLostException ex)
+        {
+            _keeper.SettlementRefused(this, ex, operation);
+            throw;
+        }
+
+        _keeper.Settled(this);
+    }
 }
