@@ -19,22 +19,8 @@ public sealed class ServiceBusTestFaults
     /// <exception cref="ArgumentOutOfRangeException">The value is negative.</exception>
     public TimeSpan RenewLockDelay
     {
-        get
-        {
-            lock (_broker.Sync)
-            {
-                return _renewLockDelay;
-            }
-        }
-
-        set
-        {
-            ArgumentOutOfRangeException.ThrowIfLessThan(value, TimeSpan.Zero);
-            lock (_broker.Sync)
-            {
-                _renewLockDelay = value;
-            }
-        }
+        get => ReadDelay(ref _renewLockDelay);
+        set => WriteDelay(ref _renewLockDelay, value);
     }
 
     /// <summary>
@@ -45,22 +31,8 @@ public sealed class ServiceBusTestFaults
     /// <exception cref="ArgumentOutOfRangeException">The value is negative.</exception>
     public TimeSpan SettlementAnswerDelay
     {
-        get
-        {
-            lock (_broker.Sync)
-            {
-                return _settlementAnswerDelay;
-            }
-        }
-
-        set
-        {
-            ArgumentOutOfRangeException.ThrowIfLessThan(value, TimeSpan.Zero);
-            lock (_broker.Sync)
-            {
-                _settlementAnswerDelay = value;
-            }
-        }
+        get => ReadDelay(ref _settlementAnswerDelay);
+        set => WriteDelay(ref _settlementAnswerDelay, value);
     }
 
     /// <summary>
@@ -122,6 +94,24 @@ public sealed class ServiceBusTestFaults
         lock (_broker.Sync)
         {
             return faults.TryDequeue(out var fault) ? fault : null;
+        }
+    }
+
+    private TimeSpan ReadDelay(ref TimeSpan field)
+    {
+        lock (_broker.Sync)
+        {
+            return field;
+        }
+    }
+
+    /// <summary>Sets one of the delays under the broker's lock; a negative value is refused, naming <paramref name="value"/>.</summary>
+    private void WriteDelay(ref TimeSpan field, TimeSpan value)
+    {
+        ArgumentOutOfRangeException.ThrowIfLessThan(value, TimeSpan.Zero);
+        lock (_broker.Sync)
+        {
+            field = value;
         }
     }
 }
