@@ -61,4 +61,7 @@ internal static partial class MessagePumpLog
 
     [LoggerMessage(35, LogLevel.Debug, "Message pump {Pump} sent {Count} hedged renewals: their earlier renewals are still unanswered at the time the rule renews the lease.")]
     public static partial void RenewalsHedged(ILogger logger, string pump, int count);
+
+    [LoggerMessage(36, LogLevel.Warning, "Message pump {Pump}: renewals take {RoundTrip} to act, more than a third of the {LockTime} lock; the keeper renews at half the lock and no more often, and a renewal may reach the broker after the lock ends. Use a longer lock duration.")]
+    public static partial void RoundTripsTooSlowForLock(ILogger logger, string pump, TimeSpan roundTrip, TimeSpan lockTime);
 }

@@ -121,6 +121,10 @@ internal sealed class PumpEvents
     /// <summary>The keeper sent <paramref name="count"/> renewals again while their earlier renewals were unanswered.</summary>
     public void RenewalsHedged(int count) => MessagePumpLog.RenewalsHedged(_logger, _pump, count);
 
+    /// <summary>Renewals take more than a third of the lock (<paramref name="roundTrip"/> against <paramref name="lockTime"/>).</summary>
+    public void RoundTripsTooSlowForLock(TimeSpan roundTrip, TimeSpan lockTime) =>
+        MessagePumpLog.RoundTripsTooSlowForLock(_logger, _pump, roundTrip, lockTime);
+
     /// <summary>A renew or settle call failed transiently and is retried after <paramref name="delay"/>.</summary>
     public void TransientFailure(Exception failure, string operation, string messageIds, TimeSpan delay)
     {

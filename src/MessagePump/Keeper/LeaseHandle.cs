@@ -89,6 +89,12 @@ public sealed class LeaseHandle : IDisposable
     /// <summary>Gets or sets when (the keeper clock's timestamp) the newest renewal of this lease was sent. Guarded by the keeper's lock.</summary>
     internal long LastRenewalSent { get; set; }
 
+    /// <summary>Gets or sets whether the lease is in the keeper's watch of known expiries. Guarded by the keeper's lock.</summary>
+    internal bool IsExpiryWatched { get; set; }
+
+    /// <summary>The failure of the newest renewal that failed transiently (the inner exception if the lock then runs out), or <see langword="null"/>.</summary>
+    internal Exception? LastRenewalFailure;
+
     /// <summary>Gets whether the keeper still renews this lease: not released, not lost.</summary>
     internal bool IsRenewable => Volatile.Read(ref _released) == 0 && Volatile.Read(ref _lost) == 0;
 

@@ -5,15 +5,17 @@ namespace PriorityAsync.MessagePump;
 public sealed partial class LeaseKeeper
 {
     /// <summary>
-    /// The keeper's loop, in the lease lane: sleeps until the first lease falls due (by the per-message
-    /// rule, see <see cref="RenewalBuffer"/>), then takes every lease whose window has come — up to
-    /// <see cref="LeaseKeeperOptions.MaxBatchSize"/> per call — and renews them with one
-    /// <see cref="IMessageSource.RenewBatchAsync"/> per source, without waiting for its answer before the next due leases. Each lease
-    /// sent is scheduled again at once for its hedged renewal (see <see cref="BeginRenewalLocked"/>).
+    /// The keeper's loop, in the lease lane: sleeps until the first lease falls due (by the per-message rule, see
+    /// <see cref="RenewalBuffer"/>) or the first known expiry comes, whichever is first. It then marks lost every lease
+    /// whose known expiry (<see cref="ILeasedMessage.LockedUntil"/>, moved only by an answered renewal) has passed —
+    /// whether its renewal was never sent, refused, throttled or is still unanswered — and takes every lease whose window
+    /// has come, up to <see cref="LeaseKeeperOptions.MaxBatchSize"/> per call, and renews them with one
+    /// <see cref="IMessageSource.RenewBatchAsync"/> per source, without waiting for its answer before the next due leases.
     /// </summary>
     private async Task KeepLeasesAsync()
     {
         var due = new List<LeaseHandle>();
+        var expired = new List<LeaseHandle>();
         while (true)
         {
             TaskCompletionSource wake;
@@ -30,13 +32,13 @@ public sealed partial class LeaseKeeper
                 // A lease due within a millisecond is due now: clocks and timers work in whole milliseconds, and a timer
                 // that fires a fraction of one early must not send the keeper back to sleep for the rest.
                 var now = TimeProvider.GetUtcNow().UtcTicks;
+                TakeExpiredLocked(now + TimeSpan.TicksPerMillisecond, expired);
                 _schedule.TakeDue(now + TimeSpan.TicksPerMillisecond, _options.MaxBatchSize, due);
-                if (due.Count == 0)
+                if (due.Count == 0 && expired.Count == 0)
                 {
                     wake = _keeperWake = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-                    var first = _schedule.First;
-                    _keeperWakeAtTicks = first?.RenewDueTicks ?? long.MaxValue;
-                    dueTicks = first?.RenewDueTicks ?? -1;
+                    _keeperWakeAtTicks = NextWakeLocked();
+                    dueTicks = _keeperWakeAtTicks == long.MaxValue ? -1 : _keeperWakeAtTicks;
                 }
                 else
                 {
@@ -50,20 +52,103 @@ public sealed partial class LeaseKeeper
                 }
             }
 
-            if (due.Count > 0)
+            if (dueTicks != 0)
             {
-                if (hedged > 0)
-                {
-                    _events.RenewalsHedged(hedged);
-                }
-
-                RenewBySource(due, sent);
-                due.Clear();
+                await WaitForDueAsync(wake, dueTicks);
                 continue;
             }
 
-            await WaitForDueAsync(wake, dueTicks);
+            foreach (var lease in expired)
+            {
+                ExpiredUnrenewed(lease);
+            }
+
+            expired.Clear();
+            if (due.Count > 0)
+            {
+                RenewBySource(due, sent, hedged);
+                due.Clear();
+            }
         }
+    }
+
+    /// <summary>
+    /// Gets the latest time the broker may still hold a lock the keeper marked lost at its known expiry: a renewal of it
+    /// was unanswered then, and may have reached the broker and moved the lock (see <see cref="LatestExpiry"/>). A pump's
+    /// stop waits for it, so that nothing it received is still locked when the stop returns.
+    /// </summary>
+    internal DateTimeOffset LostLocksHeldUntil => new(Math.Max(0, Interlocked.Read(ref _lostLocksHeldUntilTicks)), TimeSpan.Zero);
+
+    /// <summary>When (UTC ticks) the keeper must run next: the first renewal due or the first known expiry; <see cref="long.MaxValue"/> for never. Call under the lock.</summary>
+    private long NextWakeLocked()
+    {
+        var first = _schedule.First?.RenewDueTicks ?? long.MaxValue;
+        return _expiries.TryPeek(out _, out var expiry) && expiry < first ? expiry : first;
+    }
+
+    /// <summary>
+    /// Watches <paramref name="lease"/>'s known expiry, once: <see cref="TakeExpiredLocked"/> finds it when it passes.
+    /// Call under the lock.
+    /// </summary>
+    private void WatchExpiryLocked(LeaseHandle lease)
+    {
+        if (!lease.IsExpiryWatched)
+        {
+            lease.IsExpiryWatched = true;
+            _expiries.Enqueue(lease, lease.Message.LockedUntil.UtcTicks);
+        }
+    }
+
+    /// <summary>
+    /// Takes into <paramref name="into"/> the kept leases whose known expiry is at or before <paramref name="nowTicks"/>
+    /// (UTC), out of the schedule. A lease whose lock was renewed since it was watched is watched again at its new
+    /// expiry; a released or lost one is dropped. Each lease is in the watch once, so the watch holds at most the
+    /// leases kept plus those released within a lock duration. Call under the lock.
+    /// </summary>
+    private void TakeExpiredLocked(long nowTicks, List<LeaseHandle> into)
+    {
+        while (_expiries.TryPeek(out var lease, out var watchedAt) && watchedAt <= nowTicks)
+        {
+            _expiries.Dequeue();
+            if (!lease.IsRenewable)
+            {
+                lease.IsExpiryWatched = false;
+                continue;
+            }
+
+            var expiry = lease.Message.LockedUntil.UtcTicks;
+            if (expiry > nowTicks)
+            {
+                _expiries.Enqueue(lease, expiry);
+                continue;
+            }
+
+            lease.IsExpiryWatched = false;
+            _schedule.Remove(lease);
+            into.Add(lease);
+        }
+    }
+
+    /// <summary>
+    /// The known expiry of <paramref name="lease"/> passed with no renewal answered in time (none sent, refused,
+    /// throttled, or unanswered): the broker may give the message to another consumer now, so the lease is lost at this
+    /// instant, out loud — token canceled, event, log, statistics — whatever a renewal under way answers later.
+    /// </summary>
+    private void ExpiredUnrenewed(LeaseHandle lease)
+    {
+        var mayHold = LatestExpiry(lease).UtcTicks;
+        long held;
+        do
+        {
+            held = Interlocked.Read(ref _lostLocksHeldUntilTicks);
+        }
+        while (mayHold > held && Interlocked.CompareExchange(ref _lostLocksHeldUntilTicks, mayHold, held) != held);
+
+        var failure = Volatile.Read(ref lease.LastRenewalFailure);
+        var message = $"The lock of message {lease.Message.MessageId} ran out at {lease.Message.LockedUntil:O} with no renewal answered before it";
+        LeaseLostByKeeper(lease, failure is null
+            ? new LeaseLostException(message + ".")
+            : new LeaseLostException($"{message} (the last renewal failed: {failure.Message}).", failure));
     }
 
     /// <summary>
@@ -124,16 +209,7 @@ public sealed partial class LeaseKeeper
         lease.RenewDueTicks = now.UtcTicks + waitTicks;
         lease.RenewEarliestTicks = lease.RenewDueTicks - window;
         _schedule.Add(lease);
-        return WakeKeeperForLocked(lease);
-    }
-
-    /// <summary>
-    /// Puts a lease whose renewals are under way in the schedule due at <paramref name="dueTicks"/> (UTC; due now if
-    /// that has passed), without a batching window. Call under the lock; returns the keeper's wake to signal, if any.
-    /// </summary>
-    private TaskCompletionSource? ScheduleNextLocked(LeaseHandle lease, long dueTicks)
-    {
-        ScheduleAtLocked(lease, Math.Max(dueTicks, TimeProvider.GetUtcNow().UtcTicks));
+        WatchExpiryLocked(lease);
         return WakeKeeperForLocked(lease);
     }
 
@@ -187,9 +263,14 @@ public sealed partial class LeaseKeeper
         }
     }
 
-    /// <summary>Sends the leases that fell due together: one batch per source (nearly always a single one).</summary>
-    private void RenewBySource(List<LeaseHandle> due, long sent)
+    /// <summary>Sends the leases that fell due together: one batch per source (nearly always a single one); <paramref name="hedged"/> of them are hedges (reported).</summary>
+    private void RenewBySource(List<LeaseHandle> due, long sent, int hedged)
     {
+        if (hedged > 0)
+        {
+            _events.RenewalsHedged(hedged);
+        }
+
         var source = due[0].Source;
         if (due.TrueForAll(l => ReferenceEquals(l.Source, source)))
         {
@@ -204,17 +285,15 @@ public sealed partial class LeaseKeeper
     }
 
     /// <summary>
-    /// How much lock time may remain at renewal: min(half of the remaining lock, 10 s) — Azure Service Bus's rule, and the
-    /// renewal budget: at most two renewals per lock duration — or the option when the user set one (honoured as set: a
-    /// buffer above half the lock costs more than two renewals per lock duration, and buys slack against a slice that
-    /// holds the lease lane). In both cases at least three times the time a renewal needs to act: a renewal sent
-    /// later than that could not reach the broker before the lock ends. Where the source knows its lock duration that
-    /// time is the worst request leg observed lately (how long a renewal took to reach the broker): renewals are then
-    /// pipelined (<see cref="BeginRenewalLocked"/>), so an answer that comes back late holds no renewal back and must not
-    /// make the next one earlier either — on a starved thread pool answers wait hundreds of milliseconds for a thread,
-    /// and counting that wait sent a renewal at once after each late answer (2.5 renew calls per lock duration on the
-    /// starved-pool head-to-head instead of 2). Otherwise it is the worst whole round trip (measured until the keeper
-    /// runs again, so it includes the slice that was running when the answer came).
+    /// How much lock time may remain at renewal: min(half the lock, 10 s) — Azure Service Bus's rule, and the renewal
+    /// budget: at most two renewals per lock duration; the lock is the source's <see cref="IMessageSource.LockDuration"/>
+    /// where it knows it, else the lock left now — or the option when the user set one (honoured as set: a buffer above
+    /// half the lock costs more than two renewals per lock duration, and buys slack against a slice that holds the
+    /// lease lane). Slow round trips renew earlier, never more often: the buffer is at least three worst round trips of
+    /// the last 32 — the whole round trip, since the known expiry moves only when an answer comes back, and the keeper
+    /// marks a lease lost when it passes unanswered — but that floor stops at half the lock, so the budget holds at any
+    /// round trip up to a third of the lock; past that the keeper reports the lock as too short for its round trips
+    /// (<see cref="ReportSlowRoundTrips"/>) instead of renewing it continuously.
     /// </summary>
     private TimeSpan RenewalBuffer(TimeSpan remaining, IMessageSource? source)
     {
@@ -223,10 +302,32 @@ public sealed partial class LeaseKeeper
             return TimeSpan.Zero;
         }
 
-        var rule = _options.LockRenewalBuffer ?? TimeSpan.FromTicks(Math.Min(remaining.Ticks / 2, MaxDefaultRenewalBuffer.Ticks));
-        var byRoundTrip = source?.LockDuration is { } lockDuration && lockDuration > TimeSpan.Zero
-            ? TimeSpan.FromTicks(_renewRoundTrips.WorstRequestLeg.Ticks * RenewRoundTrips.SafetyFactor)
-            : _renewRoundTrips.RequiredSlack;
+        var lockTime = source?.LockDuration is { } lockDuration && lockDuration > TimeSpan.Zero && lockDuration >= remaining ? lockDuration : remaining;
+        var half = TimeSpan.FromTicks(lockTime.Ticks / 2);
+        var rule = _options.LockRenewalBuffer ?? (half < MaxDefaultRenewalBuffer ? half : MaxDefaultRenewalBuffer);
+        var needed = _renewRoundTrips.RequiredSlack;
+        if (needed > lockTime)
+        {
+            ReportSlowRoundTrips(_renewRoundTrips.Worst, lockTime);
+        }
+        else
+        {
+            Volatile.Write(ref _slowRoundTripsReported, 0);
+        }
+
+        var byRoundTrip = needed < half ? needed : half;
         return byRoundTrip > rule ? byRoundTrip : rule;
+    }
+
+    /// <summary>
+    /// Reports (log event 36, once until round trips fit again) that renewals take more than a third of the lock: the
+    /// keeper renews at half the lock and keeps its budget, but a renewal may reach the broker after the lock ends.
+    /// </summary>
+    private void ReportSlowRoundTrips(TimeSpan roundTrip, TimeSpan lockTime)
+    {
+        if (Interlocked.Exchange(ref _slowRoundTripsReported, 1) == 0)
+        {
+            _events.RoundTripsTooSlowForLock(roundTrip, lockTime);
+        }
     }
 }

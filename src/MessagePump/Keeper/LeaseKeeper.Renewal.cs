@@ -97,9 +97,9 @@ public sealed partial class LeaseKeeper
             }
 
             var half = TimeSpan.FromTicks((lease.Message.LockedUntil - now).Ticks / 2);
-            if (half < MinRetryDelay)
+            if (half < RenewRetryFloor)
             {
-                RenewalLost(lease, failure, firstSent);
+                RenewalGaveUp(lease, failure, firstSent);
                 continue;
             }
 
@@ -205,13 +205,13 @@ public sealed partial class LeaseKeeper
         DropHedge(lease, firstSent);
         try
         {
-            if (transient is not null && lease.IsRenewable && await RetryDelayAsync(lease.Message, transient, "renew", token) is not true)
+            if (transient is not null && lease.IsRenewable && await RenewRetryDelayAsync(lease.Message, transient, 0, token) is not true)
             {
-                RenewalLost(lease, transient, firstSent);
+                RenewalGaveUp(lease, transient, firstSent);
                 return;
             }
 
-            if (await RenewAsync(lease, firstSent, token))
+            if (await RenewAsync(lease, firstSent, transient is null ? 0 : 1, token))
             {
                 RenewalAnswered(lease);
             }
@@ -222,8 +222,11 @@ public sealed partial class LeaseKeeper
         }
     }
 
-    /// <summary>Renews once alone, retrying transient failures while the lock lasts; false when the lease is lost or no longer kept.</summary>
-    private async Task<bool> RenewAsync(LeaseHandle lease, long firstSent, CancellationToken token)
+    /// <summary>
+    /// Renews once alone, retrying transient failures with backoff while the lock lasts (<paramref name="attempt"/>:
+    /// how many retries came before); false when the lease is lost, no longer kept, or out of time for a retry.
+    /// </summary>
+    private async Task<bool> RenewAsync(LeaseHandle lease, long firstSent, int attempt, CancellationToken token)
     {
         while (true)
         {
@@ -256,9 +259,9 @@ public sealed partial class LeaseKeeper
             catch (Exception ex)
             {
                 DropHedge(lease, firstSent);
-                if (await RetryDelayAsync(lease.Message, ex, "renew", token) is not true)
+                if (await RenewRetryDelayAsync(lease.Message, ex, attempt++, token) is not true)
                 {
-                    RenewalLost(lease, ex, firstSent);
+                    RenewalGaveUp(lease, ex, firstSent);
                     return false;
                 }
             }
@@ -266,8 +269,34 @@ public sealed partial class LeaseKeeper
     }
 
     /// <summary>
-    /// Waits before retrying a renew or settle call of <paramref name="message"/> that failed transiently (reported);
-    /// false, without waiting, when the lock has no time left for one. A pump's settlements retry through it too.
+    /// Waits before retrying a renew call of <paramref name="message"/> that failed transiently (reported): the
+    /// <see cref="LeaseKeeperOptions.TransientRetryDelay"/> doubled for each earlier retry (<paramref name="attempt"/>),
+    /// cut to half the lock left; false, without waiting, when that is under <see cref="RenewRetryFloor"/> or under two
+    /// of the worst request legs observed (a retry could not reach the broker in time). A throttled broker therefore
+    /// sees a handful of retries per lease, never a tight loop as the lock runs down; the lease is then lost when its
+    /// known expiry passes (<see cref="ExpiredUnrenewed"/>), not before.
+    /// </summary>
+    private async Task<bool> RenewRetryDelayAsync(ILeasedMessage message, Exception failure, int attempt, CancellationToken token)
+    {
+        var remaining = message.LockedUntil - TimeProvider.GetUtcNow();
+        var backoff = _options.TransientRetryDelay.Ticks << Math.Min(attempt, 16);
+        var delay = TimeSpan.FromTicks(Math.Min(backoff, remaining.Ticks / 2));
+        if (delay < RenewRetryFloor || delay.Ticks < 2 * _renewRoundTrips.WorstRequestLeg.Ticks)
+        {
+            return false;
+        }
+
+        _events.TransientFailure(failure, "renew", message.MessageId, delay);
+        await Task.Delay(delay, TimeProvider, token);
+        return true;
+    }
+
+    /// <summary>The least pause before a renewal's retry: a sixteenth of <see cref="LeaseKeeperOptions.TransientRetryDelay"/>, at least <see cref="MinRetryDelay"/>.</summary>
+    private TimeSpan RenewRetryFloor => TimeSpan.FromTicks(Math.Max(MinRetryDelay.Ticks, _options.TransientRetryDelay.Ticks / 16));
+
+    /// <summary>
+    /// Waits before retrying a settle call of <paramref name="message"/> that failed transiently (reported); false,
+    /// without waiting, when the lock has no time left for one. A pump's settlements retry through it.
     /// </summary>
     internal async Task<bool> RetryDelayAsync(ILeasedMessage message, Exception failure, string operation, CancellationToken token)
     {

@@ -3,15 +3,13 @@ namespace PriorityAsync.MessagePump;
 public sealed partial class LeaseKeeper
 {
     /// <summary>
-    /// Marks a renew call of <paramref name="lease"/> sent at <paramref name="sent"/> (a timestamp) and, while fewer
-    /// than <see cref="MaxRenewalsInFlight"/> are under way, schedules the lease's next renewal before this one is
-    /// answered. Where the source knows its lock duration, the call, once it reaches the broker, moves the lock to at
-    /// least <c>now + LockDuration</c>, so the next renewal falls due one <see cref="PipelineSpacing"/> from now
-    /// whatever the answer's delay: an answer that waits (for a thread of a starved pool) never holds the next request
-    /// back. Otherwise the next renewal is a hedge, due when half of the lock time known left now has passed (at most
-    /// 10 s before the known expiry), and only if it could still reach the broker in time. A renewal answered in time
-    /// takes the lease out of that slot again (<see cref="RenewalAnswered"/>). Call under the lock by the keeper, which
-    /// wakes by itself for it; returns whether this call is itself a hedged renewal (sent while another is under way).
+    /// Marks a renew call of <paramref name="lease"/> sent at <paramref name="sent"/> (a timestamp) and, when it is the
+    /// only one under way, schedules a hedge: a second renewal sent only if this one's answer is later than the round
+    /// trips observed — twice the worst of the last 32, and at least half the lock time left now — and only once a round
+    /// trip has been observed and the hedge could still reach the broker before the known expiry. A renewal answered in time takes the lease out of that slot
+    /// (<see cref="RenewalAnswered"/>), so a broker that answers in time never sees a second call, and one renewal is
+    /// under way per lease otherwise. Call under the lock by the keeper, which wakes by itself for it; returns whether
+    /// this call is itself a hedged renewal (sent while another is under way).
     /// </summary>
     private bool BeginRenewalLocked(LeaseHandle lease, long sent, long nowTicks)
     {
@@ -23,46 +21,18 @@ public sealed partial class LeaseKeeper
             return hedge;
         }
 
-        if (PipelineSpacing(lease.Source) is { } spacing)
-        {
-            ScheduleAtLocked(lease, nowTicks + spacing.Ticks);
-            return hedge;
-        }
-
+        var worst = _renewRoundTrips.Worst.Ticks;
         var remaining = lease.Message.LockedUntil.UtcTicks - nowTicks;
-        var wait = remaining - Math.Min(remaining / 2, MaxDefaultRenewalBuffer.Ticks);
-        if (remaining <= 0 || remaining - wait <= _renewRoundTrips.WorstRequestLeg.Ticks)
+        var wait = Math.Max(2 * worst, remaining / 2);
+        if (worst == 0 || remaining <= 0 || remaining - wait <= _renewRoundTrips.WorstRequestLeg.Ticks)
         {
-            return hedge; // the hedge could not reach the broker before the known expiry: no use sending it
+            // No round trip observed yet (nothing tells an answer late from one on time), or the hedge could not reach
+            // the broker before the known expiry: no use sending it.
+            return hedge;
         }
 
         ScheduleAtLocked(lease, nowTicks + wait);
         return hedge;
-    }
-
-    /// <summary>
-    /// How long after sending a renewal the next one falls due, while answers are outstanding; <see langword="null"/>
-    /// when the source does not know its lock duration. A renewal sent at <c>t</c> is handled by the broker before
-    /// <c>t + w</c> (w: the worst request leg observed) and moves the lock to at least <c>t + LockDuration</c>; the next
-    /// one, sent a spacing later, reaches the broker before that as long as the spacing is below
-    /// <c>LockDuration - w</c>. The spacing is the lock less the renewal buffer (the option as set, or min(half the lock,
-    /// 10 s): at least half the lock, the renewal budget of two renewals per lock duration; at least
-    /// <see cref="RenewRoundTrips.SafetyFactor"/> request legs either way), and at least half of
-    /// <c>LockDuration - w</c>, and never below a <see cref="MaxRenewalsInFlight"/>th of the lock, which bounds the
-    /// calls a lease can have under way.
-    /// </summary>
-    private TimeSpan? PipelineSpacing(IMessageSource? source)
-    {
-        if (source?.LockDuration is not { } lockDuration || lockDuration <= TimeSpan.Zero)
-        {
-            return null;
-        }
-
-        var lockTicks = lockDuration.Ticks;
-        var leg = _renewRoundTrips.WorstRequestLeg.Ticks;
-        var rule = _options.LockRenewalBuffer?.Ticks ?? Math.Min(lockTicks / 2, MaxDefaultRenewalBuffer.Ticks);
-        var buffer = Math.Max(rule, RenewRoundTrips.SafetyFactor * leg);
-        return TimeSpan.FromTicks(Math.Max(Math.Max(lockTicks - buffer, (lockTicks - leg) / 2), lockTicks / MaxRenewalsInFlight));
     }
 
     /// <summary>Puts <paramref name="lease"/> in the schedule due at <paramref name="dueTicks"/> (UTC), without a batching window. Call under the lock.</summary>
@@ -90,11 +60,8 @@ public sealed partial class LeaseKeeper
     }
 
     /// <summary>
-    /// A renew call of <paramref name="lease"/> answered "renewed": one call fewer under way. When none is left, the
-    /// lease is scheduled by the rule from its (possibly newer) expiry, in place of its next renewal. While others are
-    /// still under way and the source knows its lock duration, the answer is older news than the renewals sent since:
-    /// the lease keeps its next renewal one <see cref="PipelineSpacing"/> after the newest (scheduled again if the cap
-    /// on calls under way had left it out).
+    /// A renew call of <paramref name="lease"/> answered "renewed": one call fewer under way, and the lease is scheduled
+    /// by the rule from its new expiry, in place of its hedge (a hedge still under way answers into the same schedule).
     /// </summary>
     private void RenewalAnswered(LeaseHandle lease)
     {
@@ -102,25 +69,16 @@ public sealed partial class LeaseKeeper
         lock (_gate)
         {
             lease.RenewalsInFlight--;
-            if (lease.RenewalsInFlight > 0 && PipelineSpacing(lease.Source) is { } spacing)
-            {
-                wake = lease.IsScheduled || !lease.IsRenewable || _keeperStopping
-                    ? null
-                    : ScheduleNextLocked(lease, (LastRenewalSentAt(lease) + spacing).UtcTicks);
-            }
-            else
-            {
-                _schedule.Remove(lease);
-                wake = ScheduleLocked(lease);
-            }
+            Volatile.Write(ref lease.LastRenewalFailure, null);
+            _schedule.Remove(lease);
+            wake = ScheduleLocked(lease);
         }
 
         wake?.TrySetResult();
     }
 
     /// <summary>
-    /// A renew call of <paramref name="lease"/> sent at <paramref name="sent"/> answered "lost" (or gave up for lack of
-    /// lock time). The lease is lost unless the answer is stale: a newer renewal of it was sent after this one and the
+    /// A renew call of <paramref name="lease"/> sent at <paramref name="sent"/> answered "lost". The lease is lost unless the answer is stale: a newer renewal of it was sent after this one and the
     /// known expiry has not passed — that newer renewal decides (it has either renewed the lease already, or will
     /// answer itself). See docs/message-pump.md, "Hedged renewals".
     /// </summary>
@@ -150,6 +108,25 @@ public sealed partial class LeaseKeeper
         }
 
         LeaseLostByKeeper(lease, failure);
+    }
+
+    /// <summary>
+    /// A renewal of <paramref name="lease"/> sent at <paramref name="sent"/> failed transiently with no lock time left for
+    /// another retry: one call fewer under way. The lease is not marked lost yet — its lock still runs — but when its
+    /// known expiry passes unrenewed, the keeper marks it lost then (<see cref="ExpiredUnrenewed"/>, with
+    /// <paramref name="failure"/> as the cause), unless a newer renewal sent after this one is answered first.
+    /// </summary>
+    private void RenewalGaveUp(LeaseHandle lease, Exception failure, long sent)
+    {
+        lock (_gate)
+        {
+            lease.RenewalsInFlight--;
+            Volatile.Write(ref lease.LastRenewalFailure, failure);
+            if (lease.LastRenewalSent <= sent)
+            {
+                _schedule.Remove(lease);
+            }
+        }
     }
 
     /// <summary>

@@ -24,10 +24,10 @@ public sealed partial class LeaseKeeper : IAsyncDisposable
     public const int SlackWindow = 32;
 
     /// <summary>
-    /// How many renew calls of one lease may be under way at once: the renewal and those sent while its answer waits
-    /// (see <see cref="PipelineSpacing"/>, whose floor, a lock divided by this number, keeps a lease below it).
+    /// How many renew calls of one lease may be under way at once: the renewal, and one hedge sent only when its answer
+    /// is later than the round trips observed (see <see cref="BeginRenewalLocked"/>).
     /// </summary>
-    internal const int MaxRenewalsInFlight = 8;
+    internal const int MaxRenewalsInFlight = 2;
 
     private static readonly TimeSpan MaxDefaultRenewalBuffer = TimeSpan.FromSeconds(10);
     private static readonly TimeSpan MinRetryDelay = TimeSpan.FromMilliseconds(1);
@@ -43,6 +43,7 @@ public sealed partial class LeaseKeeper : IAsyncDisposable
     private readonly Action<LeaseHandle, Exception?>? _onLost; // the owning pump's lost-lease path; null for a keeper of its own
     private readonly Lock _gate = new();
     private readonly LeaseSchedule _schedule = new();
+    private readonly PriorityQueue<LeaseHandle, long> _expiries = new(); // every renewable lease once, by a UTC tick at or before its known expiry; under _gate
     private readonly RenewRoundTrips _renewRoundTrips = new();
     private readonly CancellationTokenSource _keeperStop = new();
     private readonly Dictionary<ILeasedMessage, LeaseHandle> _kept = new(ReferenceEqualityComparer.Instance); // Keep's handles; under _gate
@@ -55,6 +56,8 @@ public sealed partial class LeaseKeeper : IAsyncDisposable
     private long _renewals;
     private long _renewCalls;
     private long _leasesLost;
+    private long _lostLocksHeldUntilTicks; // see LostLocksHeldUntil
+    private int _slowRoundTripsReported; // 1 while renewals take more than a third of the lock (reported once)
     private long _lastLostTicks = long.MinValue;
     private TaskCompletionSource? _keeperWake;
     private long _keeperWakeAtTicks = long.MaxValue;

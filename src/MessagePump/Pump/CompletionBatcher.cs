@@ -5,8 +5,8 @@ namespace PriorityAsync.MessagePump;
 /// <summary>
 /// Completes messages in batches without delaying any: a completion that finds no complete call under way is sent at
 /// once, alone; completions that arrive while a call is under way wait for its answer and then go together (up to the
-/// batch limit) in the next call. A completion therefore waits at most for the call under way, while its lease keeper
-/// goes on renewing its lock. Runs in the lease lane.
+/// batch limit) in the next call. A completion therefore waits at most for the call under way (its lease is no longer
+/// renewed: the settlement has begun). Runs in the lease lane.
 /// </summary>
 /// <remarks>
 /// <para>

@@ -46,6 +46,9 @@ public sealed partial class PriorityMessagePump
     /// <returns>Whether the message was settled.</returns>
     private async Task<bool> SettleClaimedAsync(PumpDelivery delivery, Settlement settlement, string? reason = null, string? description = null)
     {
+        // The settlement ends the lease: no renewal goes out once it has begun (a renewal racing the settle call is
+        // answered lock-lost by a broker that settled first, and costs a call for nothing).
+        Keeper.Release(delivery.Lease);
         try
         {
             if (settlement == Settlement.Complete && _completions is { } batcher)

@@ -89,6 +89,14 @@ public sealed partial class PriorityMessagePump
             await LaneTasks.WhenAllAsync(settlements.ToArray());
         }
 
+        // A lease the keeper found lost at its known expiry while a renewal was unanswered may still be locked at the
+        // broker, by that renewal: wait it out, as for a settlement still unanswered, so that nothing is locked on return.
+        var lostLocksHeld = Keeper.LostLocksHeldUntil - TimeProvider.GetUtcNow();
+        if (lostLocksHeld > TimeSpan.Zero)
+        {
+            await PauseAsync(lostLocksHeld, CancellationToken.None);
+        }
+
         await Keeper.StopAsync();
         lock (_gate)
         {

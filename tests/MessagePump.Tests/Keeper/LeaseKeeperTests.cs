@@ -187,10 +187,53 @@ public class LeaseKeeperTests(ITestOutputHelper output)
     }
 
     /// <summary>
-    /// Trial 33: a renewal held up past the lock's end (on a starved pool) leaves the keeper unaware; the user's complete
-    /// through the handle, which released the lease as it began, was refused with LeaseLostException, and nothing counted
-    /// it: the broker lost 3 leases in the trial's hosted app while the keeper said 0 and the health check Healthy. Now the
-    /// refusal counts one lost lease (event, log event 22, statistics, the token); a second complete's refusal does not.
+    /// A renewal held up past the lock's end (on a starved pool) does not leave the keeper unaware: when the lock's known
+    /// expiry passes with the renewal still unanswered, the lease is lost at that instant (event, log event 22,
+    /// statistics, the token), and the user's complete through the handle, refused by the broker afterwards, counts
+    /// nothing more.
+    /// </summary>
+    [Fact]
+    public void ARenewalUnansweredPastTheLock_IsALostLeaseAtTheExpiry_AndTheRefusedCompleteCountsNothingMore()
+    {
+        var clock = new VirtualTimeProvider();
+        var message = new HeldMessage(clock, Lock);
+        var logger = new ListLogger();
+        var events = new List<LeaseLostEventArgs>();
+        LeaseHandle? handle = null;
+        LeaseKeeperStatistics? stats = null;
+        Exception? first = null, second = null;
+        DateTimeOffset lostAt = default;
+        VirtualRun.Run(clock, async scheduler =>
+        {
+            await using var keeper = new LeaseKeeper(scheduler, logger: logger);
+            keeper.LeaseLost += (_, e) => events.Add(e);
+            var keptAt = clock.GetUtcNow();
+            handle = keeper.Keep(message);
+            using var registration = handle.LeaseLostToken.Register(() => lostAt = clock.GetUtcNow());
+            await VirtualRun.WaitUntilAsync(() => message.Pending is not null, clock, TimeSpan.FromMinutes(1), TimeSpan.FromMilliseconds(100)); // the renewal at 20 s: never answered
+            await Task.Delay(TimeSpan.FromSeconds(15), clock);   // the lock ended at 30 s at the broker
+            (lostAt - keptAt).Should().Be(Lock, "the lease is lost at the instant its known expiry passed unrenewed");
+            message.CompleteFailure = new LeaseLostException("the lock expired");
+            first = await Record.ExceptionAsync(() => handle.CompleteAsync());
+            second = await Record.ExceptionAsync(() => handle.CompleteAsync());
+            await Task.Delay(TimeSpan.FromSeconds(1), clock);
+            stats = keeper.GetStatistics();
+        });
+
+        first.Should().BeOfType<LeaseLostException>("the user's complete still fails as the broker answered");
+        second.Should().BeOfType<LeaseLostException>();
+        handle!.IsLost.Should().BeTrue();
+        handle.LeaseLostToken.IsCancellationRequested.Should().BeTrue();
+        events.Should().ContainSingle().Which.Exception.Should().BeOfType<LeaseLostException>()
+            .Which.Message.Should().Contain("ran out at").And.Contain("with no renewal answered");
+        logger.Entries.Count(e => e.EventId.Id == 22).Should().Be(1);
+        stats.Should().BeEquivalentTo(new { Kept = 0, LeasesLost = 1 });
+        stats!.LastLeaseLostAt.Should().NotBeNull();
+    }
+
+    /// <summary>
+    /// A complete through the handle refused with <see cref="LeaseLostException"/> while the lock was still known to run
+    /// (the broker lost it for its own reasons) is a lost lease, counted once: a second complete's refusal is not.
     /// </summary>
     [Fact]
     public void ACompleteThroughTheHandleRefusedBecauseTheLockWasGone_IsALostLease_CountedOnce()
@@ -207,8 +250,7 @@ public class LeaseKeeperTests(ITestOutputHelper output)
             await using var keeper = new LeaseKeeper(scheduler, logger: logger);
             keeper.LeaseLost += (_, e) => events.Add(e);
             handle = keeper.Keep(message);
-            await VirtualRun.WaitUntilAsync(() => message.Pending is not null, clock, TimeSpan.FromMinutes(1), TimeSpan.FromMilliseconds(100)); // the renewal at 20 s: never answered
-            await Task.Delay(TimeSpan.FromSeconds(15), clock);   // the lock ended at 30 s at the broker
+            await Task.Delay(TimeSpan.FromSeconds(5), clock);
             message.CompleteFailure = new LeaseLostException("the lock expired");
             first = await Record.ExceptionAsync(() => handle.CompleteAsync());
             second = await Record.ExceptionAsync(() => handle.CompleteAsync());

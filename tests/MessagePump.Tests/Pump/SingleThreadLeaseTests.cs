@@ -128,7 +128,7 @@ public class SingleThreadLeaseTests(ITestOutputHelper output)
         observed.Should().Equal((1, MessageLeaseState.Lost, true), (2, MessageLeaseState.Held, false));
         stats.Should().BeEquivalentTo(new { Received = 2, Completed = 1, LeasesLost = 1, HandlerFailures = 0, Abandoned = 0 });
         var broker = queue.GetStatistics();
-        broker.Should().BeEquivalentTo(new { Completed = 1, LeasesLost = 1, LeaseLostErrors = 1, Redelivered = 1 });
+        broker.Should().BeEquivalentTo(new { Completed = 1, LeasesLost = 1, LeaseLostErrors = 0, Redelivered = 1 }, "the keeper saw the lock run out and sent no renewal");
         broker.ShouldBeConsistent();
         stats!.ShouldBeConsistent();
         stats.ShouldMatch(broker);

@@ -196,13 +196,15 @@ public class TransportMisbehaviourTests
         renewalCount.Should().Be(expected.Count);
         stats.Should().BeEquivalentTo(new { Received = 1, Completed = 1, LeasesLost = 0, Renewals = expected.Count });
     }
+
     /// <summary>
-    /// A renew call that keeps failing transiently is retried after <see cref="MessagePumpOptions.TransientRetryDelay"/>,
-    /// cut to half the lock left, until the lock has no time left for a retry: then the lease is lost (event 22) and
-    /// the handler is canceled.
+    /// A renew call that keeps failing transiently is retried with backoff — <see cref="MessagePumpOptions.TransientRetryDelay"/>
+    /// doubled for each retry, cut to half the lock left — until a pause would be under a sixteenth of the retry delay
+    /// (no tight loop as the lock runs down); the lease is lost at the instant its lock runs out (event 22, with the
+    /// last failure as its cause) and the handler is canceled then.
     /// </summary>
     [Fact]
-    public void RenewFailingTransiently_IsRetried_WithPausesCutToHalfTheLockLeft_UntilTheLockRunsOut()
+    public void RenewFailingTransiently_IsRetriedWithBackoff_CutToHalfTheLockLeft_AndLostWhenTheLockRunsOut()
     {
         var lockDuration = TimeSpan.FromSeconds(10);
         var clock = new VirtualTimeProvider();
@@ -257,19 +259,19 @@ public class TransportMisbehaviourTests
         attempts[0].Should().Be(started + TimeSpan.FromSeconds(5), "the first renewal is sent at half the lock");
         for (var i = 1; i < attempts.Count; i++)
         {
-            var pause = TimeSpan.FromTicks(Math.Min(TimeSpan.FromSeconds(1).Ticks, (lockedUntil - attempts[i - 1]).Ticks / 2));
+            var backoff = TimeSpan.FromSeconds(1) * Math.Pow(2, i - 1);
+            var pause = TimeSpan.FromTicks(Math.Min(backoff.Ticks, (lockedUntil - attempts[i - 1]).Ticks / 2));
             pause = TimeSpan.FromMilliseconds(Math.Floor(pause.TotalMilliseconds)); // Task.Delay waits whole milliseconds
-            (attempts[i] - attempts[i - 1]).Should().Be(pause, "retry {0} waits the retry delay cut to half the lock left", i);
+            (attempts[i] - attempts[i - 1]).Should().Be(pause, "retry {0} waits the doubled retry delay cut to half the lock left", i);
         }
 
-        attempts.Take(7).Select(a => a - started).Should().Equal(new[] { 5, 6, 7, 8, 9, 9.5, 9.75 }.Select(TimeSpan.FromSeconds));
-        (lockedUntil - attempts[^1]).Should().BeLessThan(TimeSpan.FromMilliseconds(2), "retries go on while half the lock left is a pause of 1 ms or more");
-        canceledAt.Should().Be(attempts[^1], "the lease is given up at the last failed attempt");
+        attempts.Select(a => a - started).Should().Equal(new[] { 5, 6, 8, 9, 9.5, 9.75, 9.875, 9.937 }.Select(TimeSpan.FromSeconds), "the last pause, 62 ms, is the least a retry waits (a sixteenth of 1 s)");
+        canceledAt.Should().Be(lockedUntil, "the lease is lost at the instant its lock runs out, not at the last failed attempt");
         stats.Should().BeEquivalentTo(new { Received = 1, LeasesLost = 1, Renewals = 0, TransientRetries = attempts.Count - 1, Completed = 0, Abandoned = 0 });
         logger.Entries.Where(e => e.EventId.Id == 21).Should().HaveCount(attempts.Count - 1)
             .And.OnlyContain(e => e.Message.StartsWith("Message pump renew-retries: renew of m1 failed transiently; retrying in ", StringComparison.Ordinal));
         var lost = logger.Entries.Where(e => e.EventId.Id == 22).Should().ContainSingle().Which;
-        lost.Exception.Should().BeOfType<TransientTransportException>();
+        lost.Exception.Should().BeOfType<LeaseLostException>().Which.InnerException.Should().BeOfType<TransientTransportException>("the last renewal's failure is the cause");
         lost.Message.Should().Contain("lost the lease of m1 during renew;");
         lostMeasured.Should().Be(1, "the lease lost is counted on the meter too");
     }
