@@ -40,6 +40,13 @@ internal static class MessagePumpMetrics
     /// <summary>Histogram of the lock time left, in seconds, when a renewal was sent: the safety margin the pump kept.</summary>
     internal const string LeaseSlackName = "messagepump.lease.slack";
 
+    /// <summary>
+    /// Histogram of the lock time left, in seconds, when a message reached its handler (the hand-off headroom): how
+    /// much of the lock the receive, the admission and the wait for the processing lane left to the handler. A message
+    /// whose lock was gone by then records nothing here: it is not handed over (see <c>MessagePumpStatistics.ExpiredAtHandOff</c>).
+    /// </summary>
+    internal const string HandOffHeadroomName = "messagepump.lease.handoff.headroom";
+
     /// <summary>Up-down counter of messages in flight.</summary>
     internal const string InFlightName = "messagepump.messages.in_flight";
 

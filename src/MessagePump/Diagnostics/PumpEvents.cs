@@ -27,6 +27,8 @@ internal sealed class PumpEvents
     private long _handlerFailures;
     private long _renewals;
     private long _transientRetries;
+    private long _expiredAtHandOff;
+    private long _minHandOffHeadroomTicks = long.MaxValue;
 
     public PumpEvents(string pump, IMessageSource? source, IMeterFactory? meterFactory, ILogger logger)
     {
@@ -132,6 +134,22 @@ internal sealed class PumpEvents
         MessagePumpLog.TransientFailure(_logger, failure, _pump, operation, messageIds, delay);
     }
 
+    /// <summary>A message reached its handler with <paramref name="headroom"/> of its lock left.</summary>
+    public void HandedOff(TimeSpan headroom)
+    {
+        long least;
+        do
+        {
+            least = Interlocked.Read(ref _minHandOffHeadroomTicks);
+        }
+        while (headroom.Ticks < least && Interlocked.CompareExchange(ref _minHandOffHeadroomTicks, headroom.Ticks, least) != least);
+
+        _telemetry.HandedOff(headroom);
+    }
+
+    /// <summary>A message lost its lease before it reached its handler, which is not called (the lost lease is reported by <see cref="LeaseLost"/>).</summary>
+    public void ExpiredAtHandOff() => Interlocked.Increment(ref _expiredAtHandOff);
+
     public void LeaseLost(Exception? exception, string messageId, string operation)
     {
         Interlocked.Increment(ref _leasesLost);
@@ -165,6 +183,8 @@ internal sealed class PumpEvents
         HandlerFailures = Interlocked.Read(ref _handlerFailures),
         Renewals = Interlocked.Read(ref _renewals),
         TransientRetries = Interlocked.Read(ref _transientRetries),
+        ExpiredAtHandOff = Interlocked.Read(ref _expiredAtHandOff),
+        MinHandOffHeadroom = Interlocked.Read(ref _minHandOffHeadroomTicks) is var least && least != long.MaxValue ? TimeSpan.FromTicks(least) : null,
         InFlight = inFlight,
         PeakInFlight = peakInFlight,
     };

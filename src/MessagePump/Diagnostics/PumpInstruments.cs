@@ -22,6 +22,7 @@ internal sealed class PumpInstruments
         Renewals = meter.CreateCounter<long>(MessagePumpMetrics.RenewalsName, "{renewal}", "Lease renewals.");
         LeaseSlack = meter.CreateHistogram<double>(MessagePumpMetrics.LeaseSlackName, "s", "Lock time left when a renewal was sent.");
         RenewDuration = meter.CreateHistogram<double>(MessagePumpMetrics.RenewDurationName, "s", "Round trip of a lease renewal.");
+        HandOffHeadroom = meter.CreateHistogram<double>(MessagePumpMetrics.HandOffHeadroomName, "s", "Lock time left when a message reached its handler.");
         InFlight = meter.CreateUpDownCounter<long>(MessagePumpMetrics.InFlightName, "{message}", "Messages in flight.");
     }
 
@@ -46,6 +47,8 @@ internal sealed class PumpInstruments
     public Histogram<double> LeaseSlack { get; }
 
     public Histogram<double> RenewDuration { get; }
+
+    public Histogram<double> HandOffHeadroom { get; }
 
     public UpDownCounter<long> InFlight { get; }
 

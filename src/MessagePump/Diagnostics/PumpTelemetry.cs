@@ -87,6 +87,8 @@ internal sealed partial class PumpTelemetry
 
     public void LeaseLost() => _instruments.LeasesLost.Add(1, Tags());
 
+    public void HandedOff(TimeSpan headroom) => _instruments.HandOffHeadroom.Record(headroom.TotalSeconds, Tags());
+
     /// <summary>The tags of every measurement, plus the operation's name when given.</summary>
     private TagList Tags(string? operation = null)
     {

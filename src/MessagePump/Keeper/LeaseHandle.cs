@@ -89,8 +89,11 @@ public sealed class LeaseHandle : IDisposable
     /// <summary>Gets or sets when (the keeper clock's timestamp) the newest renewal of this lease was sent. Guarded by the keeper's lock.</summary>
     internal long LastRenewalSent { get; set; }
 
-    /// <summary>Gets or sets whether the lease is in the keeper's watch of known expiries. Guarded by the keeper's lock.</summary>
-    internal bool IsExpiryWatched { get; set; }
+    /// <summary>
+    /// Gets or sets whether the lease is scheduled at its known expiry because a renewal of it is unanswered (and no
+    /// hedge is due before): when it falls due with the lock not moved, the lease is lost. Guarded by the keeper's lock.
+    /// </summary>
+    internal bool AwaitsAnswer { get; set; }
 
     /// <summary>The failure of the newest renewal that failed transiently (the inner exception if the lock then runs out), or <see langword="null"/>.</summary>
     internal Exception? LastRenewalFailure;

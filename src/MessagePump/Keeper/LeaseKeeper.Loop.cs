@@ -5,16 +5,19 @@ namespace PriorityAsync.MessagePump;
 public sealed partial class LeaseKeeper
 {
     /// <summary>
-    /// The keeper's loop, in the lease lane: sleeps until the first lease falls due (by the per-message rule, see
-    /// <see cref="RenewalBuffer"/>) or the first known expiry comes, whichever is first. It then marks lost every lease
-    /// whose known expiry (<see cref="ILeasedMessage.LockedUntil"/>, moved only by an answered renewal) has passed —
-    /// whether its renewal was never sent, refused, throttled or is still unanswered — and takes every lease whose window
-    /// has come, up to <see cref="LeaseKeeperOptions.MaxBatchSize"/> per call, and renews them with one
-    /// <see cref="IMessageSource.RenewBatchAsync"/> per source, without waiting for its answer before the next due leases.
+    /// The keeper's loop, in the lease lane: sleeps until the first lease of the schedule falls due — by the per-message
+    /// rule (see <see cref="RenewalBuffer"/>), for its hedge, or, while a renewal of it is unanswered, at its known
+    /// expiry — then takes every lease whose time has come, up to <see cref="LeaseKeeperOptions.MaxBatchSize"/> per
+    /// turn. A lease whose known expiry (<see cref="ILeasedMessage.LockedUntil"/>, moved only by an answered renewal)
+    /// has passed is lost at that instant, whether its renewal was never sent, refused, throttled or is still
+    /// unanswered (<see cref="ExpiredUnrenewed"/>); the others are renewed with one <see cref="IMessageSource.RenewBatchAsync"/>
+    /// per source, without waiting for the answer before the next due leases. Every kept lease is in the schedule
+    /// exactly once, so a released lease leaves nothing behind.
     /// </summary>
     private async Task KeepLeasesAsync()
     {
         var due = new List<LeaseHandle>();
+        var renew = new List<LeaseHandle>();
         var expired = new List<LeaseHandle>();
         while (true)
         {
@@ -32,23 +35,21 @@ public sealed partial class LeaseKeeper
                 // A lease due within a millisecond is due now: clocks and timers work in whole milliseconds, and a timer
                 // that fires a fraction of one early must not send the keeper back to sleep for the rest.
                 var now = TimeProvider.GetUtcNow().UtcTicks;
-                TakeExpiredLocked(now + TimeSpan.TicksPerMillisecond, expired);
                 _schedule.TakeDue(now + TimeSpan.TicksPerMillisecond, _options.MaxBatchSize, due);
-                if (due.Count == 0 && expired.Count == 0)
+                if (due.Count == 0)
                 {
                     wake = _keeperWake = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-                    _keeperWakeAtTicks = NextWakeLocked();
-                    dueTicks = _keeperWakeAtTicks == long.MaxValue ? -1 : _keeperWakeAtTicks;
+                    var first = _schedule.First;
+                    _keeperWakeAtTicks = first?.RenewDueTicks ?? long.MaxValue;
+                    dueTicks = first?.RenewDueTicks ?? -1;
                 }
                 else
                 {
                     wake = null!;
                     dueTicks = 0;
                     sent = TimeProvider.GetTimestamp();
-                    foreach (var lease in due)
-                    {
-                        hedged += BeginRenewalLocked(lease, sent, now) ? 1 : 0;
-                    }
+                    hedged = SortDueLocked(due, now, renew, expired, sent);
+                    due.Clear();
                 }
             }
 
@@ -64,12 +65,41 @@ public sealed partial class LeaseKeeper
             }
 
             expired.Clear();
-            if (due.Count > 0)
+            if (renew.Count > 0)
             {
-                RenewBySource(due, sent, hedged);
-                due.Clear();
+                RenewBySource(renew, sent, hedged);
+                renew.Clear();
             }
         }
+    }
+
+    /// <summary>
+    /// Sorts the leases taken due: those whose known expiry has passed into <paramref name="expired"/>; those checked
+    /// at their expiry whose lock moved meanwhile (the user renewed it, out of the keeper's sight) back into the schedule
+    /// by the rule; the rest into <paramref name="renew"/>, each renewal begun (<see cref="BeginRenewalLocked"/>).
+    /// Returns how many of those are hedges. Call under the lock.
+    /// </summary>
+    private int SortDueLocked(List<LeaseHandle> due, long nowTicks, List<LeaseHandle> renew, List<LeaseHandle> expired, long sent)
+    {
+        var hedged = 0;
+        foreach (var lease in due)
+        {
+            if (lease.Message.LockedUntil.UtcTicks <= nowTicks + TimeSpan.TicksPerMillisecond)
+            {
+                expired.Add(lease);
+            }
+            else if (lease.AwaitsAnswer)
+            {
+                ScheduleLocked(lease); // the keeper runs next anyway: no wake to signal
+            }
+            else
+            {
+                renew.Add(lease);
+                hedged += BeginRenewalLocked(lease, sent, nowTicks) ? 1 : 0;
+            }
+        }
+
+        return hedged;
     }
 
     /// <summary>
@@ -78,56 +108,6 @@ public sealed partial class LeaseKeeper
     /// stop waits for it, so that nothing it received is still locked when the stop returns.
     /// </summary>
     internal DateTimeOffset LostLocksHeldUntil => new(Math.Max(0, Interlocked.Read(ref _lostLocksHeldUntilTicks)), TimeSpan.Zero);
-
-    /// <summary>When (UTC ticks) the keeper must run next: the first renewal due or the first known expiry; <see cref="long.MaxValue"/> for never. Call under the lock.</summary>
-    private long NextWakeLocked()
-    {
-        var first = _schedule.First?.RenewDueTicks ?? long.MaxValue;
-        return _expiries.TryPeek(out _, out var expiry) && expiry < first ? expiry : first;
-    }
-
-    /// <summary>
-    /// Watches <paramref name="lease"/>'s known expiry, once: <see cref="TakeExpiredLocked"/> finds it when it passes.
-    /// Call under the lock.
-    /// </summary>
-    private void WatchExpiryLocked(LeaseHandle lease)
-    {
-        if (!lease.IsExpiryWatched)
-        {
-            lease.IsExpiryWatched = true;
-            _expiries.Enqueue(lease, lease.Message.LockedUntil.UtcTicks);
-        }
-    }
-
-    /// <summary>
-    /// Takes into <paramref name="into"/> the kept leases whose known expiry is at or before <paramref name="nowTicks"/>
-    /// (UTC), out of the schedule. A lease whose lock was renewed since it was watched is watched again at its new
-    /// expiry; a released or lost one is dropped. Each lease is in the watch once, so the watch holds at most the
-    /// leases kept plus those released within a lock duration. Call under the lock.
-    /// </summary>
-    private void TakeExpiredLocked(long nowTicks, List<LeaseHandle> into)
-    {
-        while (_expiries.TryPeek(out var lease, out var watchedAt) && watchedAt <= nowTicks)
-        {
-            _expiries.Dequeue();
-            if (!lease.IsRenewable)
-            {
-                lease.IsExpiryWatched = false;
-                continue;
-            }
-
-            var expiry = lease.Message.LockedUntil.UtcTicks;
-            if (expiry > nowTicks)
-            {
-                _expiries.Enqueue(lease, expiry);
-                continue;
-            }
-
-            lease.IsExpiryWatched = false;
-            _schedule.Remove(lease);
-            into.Add(lease);
-        }
-    }
 
     /// <summary>
     /// The known expiry of <paramref name="lease"/> passed with no renewal answered in time (none sent, refused,
@@ -208,8 +188,8 @@ public sealed partial class LeaseKeeper
         var window = lease.Source?.RenewsBatchesNatively == true ? Math.Min(MaxRenewalWindow.Ticks, waitTicks / RenewalWindowDivisor) : 0;
         lease.RenewDueTicks = now.UtcTicks + waitTicks;
         lease.RenewEarliestTicks = lease.RenewDueTicks - window;
+        lease.AwaitsAnswer = false;
         _schedule.Add(lease);
-        WatchExpiryLocked(lease);
         return WakeKeeperForLocked(lease);
     }
 

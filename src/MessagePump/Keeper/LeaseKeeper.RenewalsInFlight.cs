@@ -16,7 +16,7 @@ public sealed partial class LeaseKeeper
         var hedge = lease.RenewalsInFlight > 0;
         lease.RenewalsInFlight++;
         lease.LastRenewalSent = sent;
-        if (lease.RenewalsInFlight >= MaxRenewalsInFlight || !lease.IsRenewable || _keeperStopping)
+        if (!lease.IsRenewable || _keeperStopping)
         {
             return hedge;
         }
@@ -24,39 +24,66 @@ public sealed partial class LeaseKeeper
         var worst = _renewRoundTrips.Worst.Ticks;
         var remaining = lease.Message.LockedUntil.UtcTicks - nowTicks;
         var wait = Math.Max(2 * worst, remaining / 2);
-        if (worst == 0 || remaining <= 0 || remaining - wait <= _renewRoundTrips.WorstRequestLeg.Ticks)
+        if (lease.RenewalsInFlight >= MaxRenewalsInFlight || worst == 0 || remaining - wait <= _renewRoundTrips.WorstRequestLeg.Ticks)
         {
-            // No round trip observed yet (nothing tells an answer late from one on time), or the hedge could not reach
-            // the broker before the known expiry: no use sending it.
+            // No hedge: one is under way already, no round trip was observed yet (nothing tells an answer late from one
+            // on time), or it could not reach the broker before the known expiry. The lease waits for an answer until
+            // then, and is lost if none comes.
+            ScheduleAtLocked(lease, lease.Message.LockedUntil.UtcTicks, awaitsAnswer: true);
             return hedge;
         }
 
-        ScheduleAtLocked(lease, nowTicks + wait);
+        ScheduleAtLocked(lease, nowTicks + wait, awaitsAnswer: false);
         return hedge;
     }
 
-    /// <summary>Puts <paramref name="lease"/> in the schedule due at <paramref name="dueTicks"/> (UTC), without a batching window. Call under the lock.</summary>
-    private void ScheduleAtLocked(LeaseHandle lease, long dueTicks)
+    /// <summary>
+    /// Puts <paramref name="lease"/> in the schedule due at <paramref name="dueTicks"/> (UTC), without a batching window:
+    /// for a renewal (a hedge), or, with <paramref name="awaitsAnswer"/>, for the check at its known expiry. Call under
+    /// the lock.
+    /// </summary>
+    private void ScheduleAtLocked(LeaseHandle lease, long dueTicks, bool awaitsAnswer)
     {
         lease.RenewDueTicks = dueTicks;
         lease.RenewEarliestTicks = dueTicks;
+        lease.AwaitsAnswer = awaitsAnswer;
         _schedule.Add(lease);
     }
 
     /// <summary>
+    /// Schedules <paramref name="lease"/> at its known expiry in place of whatever it was scheduled for: a renewal of it
+    /// is unanswered, or it is out of retries, and it is lost if its lock has not moved by then. Call under the lock;
+    /// returns the keeper's wake to signal (outside the lock), if any.
+    /// </summary>
+    private TaskCompletionSource? ScheduleExpiryCheckLocked(LeaseHandle lease)
+    {
+        _schedule.Remove(lease);
+        if (!lease.IsRenewable || _keeperStopping)
+        {
+            return null;
+        }
+
+        ScheduleAtLocked(lease, lease.Message.LockedUntil.UtcTicks, awaitsAnswer: true);
+        return WakeKeeperForLocked(lease);
+    }
+
+    /// <summary>
     /// A renew call sent at <paramref name="sent"/> failed transiently (or was answered wrongly) and goes on under the
-    /// retry rule, which owns the lease until it ends: its hedged renewal, if still scheduled, is dropped. A lease
-    /// scheduled by another renewal's answer keeps that schedule.
+    /// retry rule, which owns the lease until it ends: its hedged renewal, if still scheduled, is dropped, and the lease
+    /// waits at its known expiry instead. A lease scheduled by another renewal's answer keeps that schedule.
     /// </summary>
     private void DropHedge(LeaseHandle lease, long sent)
     {
+        TaskCompletionSource? wake = null;
         lock (_gate)
         {
             if (lease.RenewalsInFlight == 1 && lease.LastRenewalSent == sent)
             {
-                _schedule.Remove(lease);
+                wake = ScheduleExpiryCheckLocked(lease);
             }
         }
+
+        wake?.TrySetResult();
     }
 
     /// <summary>
@@ -118,15 +145,18 @@ public sealed partial class LeaseKeeper
     /// </summary>
     private void RenewalGaveUp(LeaseHandle lease, Exception failure, long sent)
     {
+        TaskCompletionSource? wake = null;
         lock (_gate)
         {
             lease.RenewalsInFlight--;
             Volatile.Write(ref lease.LastRenewalFailure, failure);
             if (lease.LastRenewalSent <= sent)
             {
-                _schedule.Remove(lease);
+                wake = ScheduleExpiryCheckLocked(lease);
             }
         }
+
+        wake?.TrySetResult();
     }
 
     /// <summary>

@@ -43,7 +43,6 @@ public sealed partial class LeaseKeeper : IAsyncDisposable
     private readonly Action<LeaseHandle, Exception?>? _onLost; // the owning pump's lost-lease path; null for a keeper of its own
     private readonly Lock _gate = new();
     private readonly LeaseSchedule _schedule = new();
-    private readonly PriorityQueue<LeaseHandle, long> _expiries = new(); // every renewable lease once, by a UTC tick at or before its known expiry; under _gate
     private readonly RenewRoundTrips _renewRoundTrips = new();
     private readonly CancellationTokenSource _keeperStop = new();
     private readonly Dictionary<ILeasedMessage, LeaseHandle> _kept = new(ReferenceEqualityComparer.Instance); // Keep's handles; under _gate
@@ -125,10 +124,13 @@ public sealed partial class LeaseKeeper : IAsyncDisposable
     /// The source it came from, for native batch renewals and its <see cref="IMessageSource.LockDuration"/> (pipelined
     /// renewals); <see langword="null"/> renews the message alone through <see cref="ILeasedMessage.RenewLockAsync"/>.
     /// </param>
-    /// <returns>The lease's handle.</returns>
+    /// <returns>
+    /// The lease's handle. For a message whose <see cref="ILeasedMessage.LockedUntil"/> has passed already, a handle lost
+    /// from the start: <see cref="LeaseHandle.IsLost"/> true, its token canceled, counted and reported as a lost lease.
+    /// </returns>
     /// <exception cref="ArgumentNullException"><paramref name="message"/> is null.</exception>
     /// <exception cref="ArgumentException">
-    /// <paramref name="message"/>'s lock has expired already (lost, or settled), or <paramref name="source"/>'s lock
+    /// <paramref name="message"/> was settled through a handle of this keeper already, or <paramref name="source"/>'s lock
     /// duration is not above <see cref="LeaseKeeperOptions.LockRenewalBuffer"/>.
     /// </exception>
     /// <exception cref="InvalidOperationException">
@@ -150,13 +152,13 @@ public sealed partial class LeaseKeeper : IAsyncDisposable
             throw new ArgumentException($"Message {message.MessageId} was settled through its LeaseHandle of {this} already: there is nothing to keep.", nameof(message));
         }
 
+        var handle = new LeaseHandle(this, message, source, delivery: null);
         var now = TimeProvider.GetUtcNow();
         if (message.LockedUntil <= now)
         {
-            throw new ArgumentException($"Message {message.MessageId}'s lock expired at {message.LockedUntil:O} (now {now:O}): it was lost or settled already, and there is nothing to keep.", nameof(message));
+            return LostAtKeep(handle, now);
         }
 
-        var handle = new LeaseHandle(this, message, source, delivery: null);
         TaskCompletionSource? wake;
         lock (_gate)
         {
@@ -171,6 +173,28 @@ public sealed partial class LeaseKeeper : IAsyncDisposable
         }
 
         wake?.TrySetResult();
+        return handle;
+    }
+
+    /// <summary>
+    /// A message handed to <see cref="Keep"/> with its lock already gone (a starved pool or a prefetch buffer held it
+    /// past its lock): its handle is lost from the start — released, token canceled, counted and reported once (the
+    /// event raised in the lease lane) — so the caller's handler does not run it as if it were held.
+    /// </summary>
+    private LeaseHandle LostAtKeep(LeaseHandle handle, DateTimeOffset now)
+    {
+        handle.TryRelease();
+        handle.TryMarkLost();
+        var lost = new LeaseLostException($"Message {handle.Message.MessageId}'s lock ran out at {handle.Message.LockedUntil:O} (now {now:O}), before it was kept: the broker may give it to another consumer.");
+        try
+        {
+            _ = LeaseLane.Run(() => ReportLost(handle, lost, "keep"));
+        }
+        catch (Exception ex) when (ex is ObjectDisposedException or InvalidOperationException)
+        {
+            ReportLost(handle, lost, "keep"); // the scheduler is stopping: reported here
+        }
+
         return handle;
     }
 

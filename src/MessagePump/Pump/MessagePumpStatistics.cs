@@ -56,6 +56,19 @@ public sealed record MessagePumpStatistics
     /// <summary>Gets how many renewals succeeded.</summary>
     public long Renewals { get; init; }
 
+    /// <summary>
+    /// Gets how many messages lost their lease before they reached their handler (received with too little lock left,
+    /// or held back behind other work past it): their handler is not called, and each is counted in
+    /// <see cref="LeasesLost"/> too; the broker delivers them again.
+    /// </summary>
+    public long ExpiredAtHandOff { get; init; }
+
+    /// <summary>
+    /// Gets the least lock time a message had left when it reached its handler (the hand-off headroom), or
+    /// <see langword="null"/> before the first. The metric <c>messagepump.lease.handoff.headroom</c> has the distribution.
+    /// </summary>
+    public TimeSpan? MinHandOffHeadroom { get; init; }
+
     /// <summary>Gets how many renew or settle calls failed transiently and were retried.</summary>
     internal long TransientRetries { get; init; }
 

@@ -191,6 +191,20 @@ public sealed partial class PriorityMessagePump
         }
     }
 
+    /// <summary>
+    /// A message reached the processing lane with its lock gone: it is not handed to its handler, and its lease is lost
+    /// (the lost-lease path below, unless the keeper or a settlement claimed it first).
+    /// </summary>
+    internal void LostAtHandOff(PumpDelivery delivery)
+    {
+        Keeper.Release(delivery.Lease);
+        OnLeaseLost(
+            delivery,
+            new LeaseLostException($"The lock of message {delivery.Message.MessageId} ran out at {delivery.Message.LockedUntil:O}, before it reached its handler: the handler is not called."),
+            "hand-off",
+            byLeaseKeeper: true);
+    }
+
     /// <summary>The keeper found a lease lost (a renewal refused, or out of lock time): the lost-lease path below.</summary>
     private void OnKeeperFoundLeaseLost(LeaseHandle lease, Exception? exception)
     {
@@ -212,6 +226,10 @@ public sealed partial class PriorityMessagePump
         if (delivery.TryMarkLost())
         {
             _events.LeaseLost(exception, delivery.Message.MessageId, operation);
+            if (!delivery.IsHandedOff)
+            {
+                _events.ExpiredAtHandOff(); // lost before its handler started: it never runs
+            }
         }
 
         delivery.CancelHandler();

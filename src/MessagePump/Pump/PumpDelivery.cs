@@ -29,6 +29,7 @@ internal sealed class PumpDelivery : IDelivery
     private int _isSettleEnded;
     private int _settleAborted;
     private int _claimed;
+    private int _handedOff;
 
     /// <summary>Takes a received message: its lease (not yet scheduled), its handler's view, and its own settle calls routed through the pump.</summary>
     internal PumpDelivery(PriorityMessagePump pump, ILeasedMessage message)
@@ -77,6 +78,9 @@ internal sealed class PumpDelivery : IDelivery
     /// <summary>Gets whether a settlement has been claimed or the lease was lost.</summary>
     public bool IsClaimed => Volatile.Read(ref _claimed) != 0;
 
+    /// <summary>Gets whether the message reached its handler (<see cref="HandOff"/>): a lease lost before that means the handler never ran.</summary>
+    public bool IsHandedOff => Volatile.Read(ref _handedOff) != 0;
+
     /// <summary>Gets whether the stop path has aborted this delivery's settlement.</summary>
     public bool IsSettleAborted => Volatile.Read(ref _settleAborted) != 0;
 
@@ -124,7 +128,7 @@ internal sealed class PumpDelivery : IDelivery
             // 1. [processing lane] The handler, unless the lease keeper found the lease lost (or the stop path claimed
             //    the message) before it started: the broker may already deliver the message elsewhere.
             await _pump.ProcessingLane.SwitchTo();
-            if (IsClaimed)
+            if (IsClaimed || !HandOff())
             {
                 return;
             }
@@ -195,6 +199,25 @@ internal sealed class PumpDelivery : IDelivery
             _pump.ProcessingLane.EndTracked();
             (Message as IHandlerEndListener)?.OnHandlerEnded();
         }
+    }
+
+    /// <summary>
+    /// The hand-off to the handler: records the lock time left (the headroom); a message whose lock is already gone is
+    /// not handed over — running its handler as if the lock were held would process it beside the consumer the
+    /// broker gives it to next — and is counted as a lost lease instead. Returns whether the handler may run.
+    /// </summary>
+    private bool HandOff()
+    {
+        var headroom = Message.LockedUntil - _pump.TimeProvider.GetUtcNow();
+        if (headroom > TimeSpan.Zero)
+        {
+            Volatile.Write(ref _handedOff, 1);
+            _pump.Events.HandedOff(headroom);
+            return true;
+        }
+
+        _pump.LostAtHandOff(this);
+        return false;
     }
 
     /// <summary>Claims the one settlement of this delivery; only the first caller wins.</summary>

@@ -11,8 +11,9 @@ public sealed class LostBeforeHandlerTests
     [Fact]
     public async Task A_message_whose_lease_is_lost_before_its_handler_starts_never_reaches_the_handler()
     {
-        // The session lock has already run out by the last renewal answered when the message arrives, so the pump's lease keeper renews it at once
-        // (the lease lane runs ahead of the processing lane that starts the handler), and the broker says it is lost.
+        // The session lock has already run out by the last renewal answered when the message arrives, so the pump's lease
+        // keeper finds it lost at once (the lease lane runs ahead of the processing lane that starts the handler),
+        // without a renewal: nothing can renew a lock whose known expiry has passed.
         var receiver = new FakeSessionReceiver("s", DateTimeOffset.UtcNow - TimeSpan.FromSeconds(1))
         {
             RenewFailure = new ServiceBusException("session lock lost", ServiceBusFailureReason.SessionLockLost),
@@ -21,6 +22,7 @@ public sealed class LostBeforeHandlerTests
         var message = new ServiceBusLeasedMessage(receiver, Messages.Received("1", receiver.LockedUntil, sessionId: "s"), ServiceBusEntity.Queue("orders"), session);
         var source = new OneMessageSource(message);
         var handled = 0;
+        PriorityMessagePump? running = null;
 
         var stats = await PumpRun.UntilAsync(
             source,
@@ -29,13 +31,19 @@ public sealed class LostBeforeHandlerTests
                 Interlocked.Increment(ref handled);
                 return Task.CompletedTask;
             },
-            () => session.IsLost,
-            "the session lock to be found lost");
+            () => running?.GetStatistics().LeasesLost == 1,
+            "the lease to be found lost",
+            whileRunning: pump =>
+            {
+                running = pump;
+                return Task.CompletedTask;
+            });
 
         handled.Should().Be(0, "the lease was lost before the handler started: the broker may deliver the message elsewhere");
         stats.LeasesLost.Should().Be(1);
         stats.Completed.Should().Be(0);
-        receiver.Calls.Should().Contain("renew-session").And.NotContain(c => c.StartsWith("complete", StringComparison.Ordinal));
+        stats.ExpiredAtHandOff.Should().Be(1);
+        receiver.Calls.Should().NotContain(c => c.StartsWith("complete", StringComparison.Ordinal));
     }
 
     private sealed class OneMessageSource(ILeasedMessage message) : IMessageSource

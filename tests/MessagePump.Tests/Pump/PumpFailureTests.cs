@@ -69,7 +69,9 @@ public class PumpFailureTests(ITestOutputHelper output)
 
         output.WriteLine($"pump: {stats}\nbroker: {broker}\nhandler runs: {handlerRuns}");
         broker.TransientFaults.Should().BePositive();
-        stats.TransientRetries.Should().Be(broker.TransientFaults, "every injected fault was retried while the lock lasted");
+        // Every injected fault was retried while the lock lasted, but a renewal whose fault is answered after its
+        // message's settlement began: no renewal goes out then (at most one such renewal per message, the one in flight).
+        stats.TransientRetries.Should().BeInRange(broker.TransientFaults - stats.Completed, broker.TransientFaults);
         stats.LeasesLost.Should().Be(0);
         stats.Renewals.Should().Be(broker.Renewals).And.BePositive();
         stats.Should().BeEquivalentTo(new { Received = messages, Completed = messages, Abandoned = 0 });

@@ -32,6 +32,7 @@ public class PublicMemberBadInputTests(ITestOutputHelper output)
         ["MessagePumpStatistics.Equals(Object)"] = "compiler-generated member of a record (value equality, deconstruction, init accessor): no validation to test",
         ["MessagePumpStatistics.set_InFlight(Int32)"] = "compiler-generated member of a record (value equality, deconstruction, init accessor): no validation to test",
         ["MessagePumpStatistics.set_PeakInFlight(Int32)"] = "compiler-generated member of a record (value equality, deconstruction, init accessor): no validation to test",
+        ["MessagePumpStatistics.set_MinHandOffHeadroom(Nullable`1)"] = "compiler-generated member of a record (value equality, deconstruction, init accessor): no validation to test",
         ["LeaseKeeperStatistics.Equals(LeaseKeeperStatistics)"] = "compiler-generated member of a record (value equality, deconstruction, init accessor): no validation to test",
         ["LeaseKeeperStatistics.Equals(Object)"] = "compiler-generated member of a record (value equality, deconstruction, init accessor): no validation to test",
         ["LeaseKeeperStatistics.set_Kept(Int32)"] = "compiler-generated member of a record (value equality, deconstruction, init accessor): no validation to test",
