@@ -154,7 +154,7 @@ public sealed partial class LeaseKeeper
     /// renewals cross): only an answer without such a sibling must match. An answer earlier than the message's expiry
     /// is older news, not an answer about another message: a renewal the keeper does not see (the user's own, such as a
     /// processor handler's <c>RenewMessageLockAsync</c>) moved the lock further meanwhile; reporting it broke no
-    /// contract and renewing again alone was a wasted call (issue 33). An answer later than the message's expiry is
+    /// contract and renewing again alone was a wasted call. An answer later than the message's expiry is
     /// one the message did not take: that still breaks the contract.
     /// </summary>
     private void ApplyRenewal(LeaseHandle lease, IMessageSource? source, LeaseRenewal outcome, int index, TimeSpan slack, TimeSpan roundTrip, long firstSent)

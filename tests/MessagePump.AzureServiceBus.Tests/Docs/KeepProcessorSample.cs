@@ -77,9 +77,9 @@ internal static class KeepProcessorSample
                     continue;
                 }
 
-                try
+                using var lease = keeper.Keep(receiver, message);          // already lost if its lock is gone
+                if (!lease.IsLost)
                 {
-                    using var lease = keeper.Keep(receiver, message);      // refused if its lock is gone already
                     try
                     {
                         await handle(message.Body, lease.LeaseLostToken);
@@ -90,10 +90,6 @@ internal static class KeepProcessorSample
                     {
                         // The keeper reported the loss and canceled the token.
                     }
-                }
-                catch (ArgumentException ex) when (ex.ParamName == "message")
-                {
-                    // Handed over with its lock gone (a starved pool, a prefetch buffer).
                 }
 
                 await SettleLostAsync(receiver, message);                  // the broker delivers it again

@@ -3,7 +3,7 @@ using PriorityAsync.MessagePump.Tests.Pump;
 namespace PriorityAsync.MessagePump.Tests.Keeper;
 
 /// <summary>
-/// The renewal budget (issue 31): a lease kept for 10 lock durations with the default rule is renewed at most twice
+/// The renewal budget: a lease kept for 10 lock durations with the default rule is renewed at most twice
 /// per lock duration, and a renewal buffer the user set is honoured as set (3 s of a 5 s lock: every 2 s, 2.5 calls per
 /// lock duration); an answer later than the observed round trip and than half the lock makes the
 /// keeper send one hedged renewal, answers on time none; no lock is lost. One thread, virtual time; the source's
@@ -13,6 +13,7 @@ public class RenewalBudgetTests
 {
     private const int HedgedEvent = 35;
     private const int BrokenRenewalEvent = 34;
+    private const int SlowRoundTripsEvent = 36;
     private static readonly TimeSpan Lock = TimeSpan.FromSeconds(5);
     private static readonly TimeSpan Held = Lock * 10;
     private static readonly TimeSpan OnTime = TimeSpan.FromMilliseconds(100);
@@ -51,6 +52,23 @@ public class RenewalBudgetTests
         run.Logger.Entries.Count(e => e.EventId.Id == HedgedEvent).Should().Be(1, $"one late answer, one hedge; sent at (s): {run.Source}");
         run.Source.MaxInFlight.Should().Be(2);
         run.Source.SentAt.Count.Should().BeLessThanOrEqualTo(20, $"the hedge stays within the budget; sent at (s): {run.Source}");
+    }
+
+    [Fact]
+    public void RoundTripsOfFortyPercentOfTheLock_RenewEarlierNotMoreOften_AndAreReported()
+    {
+        // Every answer takes 2 s on a 5 s lock: three round trips (6 s) are more than the lock, so the round-trip floor
+        // stops at half the lock. Renewals go every 2.5 s (two per lock duration), no hedge goes out (an answer is never
+        // later than the round trips observed), nothing is lost, and event 36 says the lock is too short for its round
+        // trips, once.
+        var run = KeepOne(null, _ => TimeSpan.FromSeconds(2));
+
+        run.Stats.LeasesLost.Should().Be(0, $"sent at (s): {run.Source}");
+        run.LockLeftAtEnd.Should().BePositive();
+        run.Source.SentAt.Count.Should().BeLessThanOrEqualTo(20, $"at most 2 renew calls per lock duration over 10 lock durations; sent at (s): {run.Source}");
+        run.Source.MaxInFlight.Should().Be(1);
+        run.Logger.Entries.Should().NotContain(e => e.EventId.Id == HedgedEvent);
+        run.Logger.Entries.Count(e => e.EventId.Id == SlowRoundTripsEvent).Should().Be(1, $"log:{Environment.NewLine}{run.Logger}");
     }
 
     [Fact]
