@@ -20,7 +20,7 @@ public abstract partial class PriorityScheduler
     /// </summary>
     internal void Enqueue(Lane lane, object callback, object? state)
     {
-        if (!AcceptsQueuedWork && !AcceptsOwnWorkWhileClosing)
+        if (!Lifetime.AcceptsQueuedWorkFromCallingThread)
         {
             Reject(lane, new LaneWorkItem(callback, state, LaneWorkItem.NoTimestamp));
             return;
@@ -29,7 +29,7 @@ public abstract partial class PriorityScheduler
         var timestamp = NeedsEnqueueTimestamp ? _clock.GetTimestamp() : LaneWorkItem.NoTimestamp;
         var rank = lane.Priority.Rank;
         _queues.Add(rank, new LaneWorkItem(callback, state, timestamp));
-        if (HasFinished)
+        if (Lifetime.HasFinished)
         {
             // The scheduler finished while the item landed: no worker is left to run it. The finisher and this thread
             // both rescue what they find (each item is taken once), so it is rejected rather than stranded.

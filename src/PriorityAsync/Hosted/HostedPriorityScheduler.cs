@@ -1,4 +1,3 @@
-using System.Collections.Concurrent;
 using System.Diagnostics;
 using System.Diagnostics.CodeAnalysis;
 
@@ -36,14 +35,13 @@ namespace PriorityAsync;
 /// is not advanced by the scheduler: the host's loop is not its own.
 /// </para>
 /// </remarks>
-[DebuggerDisplay("HostedPriorityScheduler {Name,nq}: {Acceptance}, dispatch posted {_posted}, dispatching {_dispatching}")]
+[DebuggerDisplay("HostedPriorityScheduler {Name,nq}: {Lifetime,nq}, dispatch posted {_posted}, dispatching {_dispatching}")]
 public sealed class HostedPriorityScheduler : PriorityScheduler, IAsyncDisposable
 {
     /// <summary>The slice budget when none is given.</summary>
     private static readonly TimeSpan s_defaultSliceBudget = TimeSpan.FromMilliseconds(15);
 
-    private readonly TaskCompletionSource _completion = new(TaskCreationOptions.RunContinuationsAsynchronously);
-    private readonly ConcurrentQueue<Exception> _exceptions = new();
+    private readonly SchedulerCompletion _completion = new();
     private readonly SynchronizationContext _host;
     private readonly SchedulerWorker _worker;
     private readonly SendOrPostCallback _dispatch;
@@ -56,7 +54,6 @@ public sealed class HostedPriorityScheduler : PriorityScheduler, IAsyncDisposabl
 
     // The managed thread id of the host's thread, learned by the first dispatch; 0 before.
     private int _hostThreadId;
-    private bool _finished;
 
     /// <summary>Creates a scheduler whose lanes run on <paramref name="host"/>'s thread.</summary>
     /// <param name="host">A single-thread, FIFO synchronization context: a UI thread's, an event loop's.</param>
@@ -96,7 +93,7 @@ public sealed class HostedPriorityScheduler : PriorityScheduler, IAsyncDisposabl
     /// faulted with every exception reported through <see cref="PriorityScheduler.UnhandledException"/> until then,
     /// and with the <see cref="InvalidOperationException"/> of a host that broke its contract.
     /// </summary>
-    [SuppressMessage("Usage", "VSTHRD003:Avoid awaiting foreign Tasks", Justification = "The task of the type's own TaskCompletionSource (RunContinuationsAsynchronously), completed only by the type itself.")]
+    [SuppressMessage("Usage", "VSTHRD003:Avoid awaiting foreign Tasks", Justification = "The task of the type's own SchedulerCompletion (RunContinuationsAsynchronously), completed only by the type itself.")]
     public Task Completion => _completion.Task;
 
     /// <inheritdoc />
@@ -107,48 +104,33 @@ public sealed class HostedPriorityScheduler : PriorityScheduler, IAsyncDisposabl
     /// (up to <see cref="PrioritySchedulerOptions.ShutdownTimeout"/>), the items queued run on the host, then
     /// <see cref="Completion"/> completes. Returns at once; safe to call from any thread, more than once.
     /// </summary>
-    public void Complete()
-    {
-        lock (Gate)
-        {
-            if (Acceptance != AcceptanceState.Open)
-            {
-                return;
-            }
-
-            Acceptance = AcceptanceState.Draining;
-        }
-
-        SynchronousContinuation.Attach(WhenDrainedAsync(), static (_, s) => ((HostedPriorityScheduler)s!).OnDrained(), this);
-    }
+    public void Complete() => BeginGracefulStop();
 
     /// <summary>
     /// Completes the scheduler (see <see cref="Complete"/>) and, unless called on the host's thread (which the stop
-    /// needs), waits until it has stopped. Never throws the work's exceptions (see <see cref="Completion"/>).
+    /// needs), waits until it has stopped. Never throws the work's exceptions (see <see cref="Completion"/>). Once
+    /// stopped, the scheduler is disposed: <see cref="Lane.Run(Func{Task})"/> throws <see cref="ObjectDisposedException"/>.
     /// </summary>
-    [SuppressMessage("Usage", "VSTHRD002:Avoid problematic synchronous waits", Justification = "A synchronous Dispose that waits is the documented contract (like PriorityTaskScheduler's); on the host's thread it only signals, so it never waits for itself.")]
     public override void Dispose()
     {
-        Complete();
-        if (!IsOnHostThread)
-        {
-            Completion.ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing).GetAwaiter().GetResult();
-        }
+        BeginDispose();
+        _completion.WaitUnless(IsOnHostThread);
     }
 
     /// <summary>Completes the scheduler (see <see cref="Complete"/>) and waits asynchronously until it has stopped.</summary>
     /// <returns>A task that completes when the scheduler has stopped.</returns>
-    [SuppressMessage("Usage", "VSTHRD003:Avoid awaiting foreign Tasks", Justification = "Awaits Completion, the task of this type's own TaskCompletionSource.")]
-    public async ValueTask DisposeAsync()
+    public ValueTask DisposeAsync()
     {
-        Complete();
-        await Completion.ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
+        BeginDispose();
+
+        // Even on the host's thread: awaiting gives the thread back to the host, which runs the stop.
+        return _completion.WaitUnlessAsync(onTheSchedulersThread: false);
     }
 
     /// <inheritdoc />
     private protected override void OnCallbackException(Lane lane, Exception exception)
     {
-        _exceptions.Enqueue(exception);
+        _completion.Report(exception);
         RaiseUnhandledException(lane, exception);
     }
 
@@ -185,7 +167,7 @@ public sealed class HostedPriorityScheduler : PriorityScheduler, IAsyncDisposabl
     [SuppressMessage("Usage", "VSTHRD001:Avoid legacy thread switching APIs", Justification = "Posting to the host's SynchronizationContext is what this type is: its lanes run on a thread it does not own, through the host's own queue; no JoinableTaskFactory exists here.")]
     private void PostDispatch()
     {
-        if (HasFinished || Interlocked.CompareExchange(ref _posted, 1, 0) != 0)
+        if (Lifetime.HasFinished || Interlocked.CompareExchange(ref _posted, 1, 0) != 0)
         {
             return;
         }
@@ -231,7 +213,7 @@ public sealed class HostedPriorityScheduler : PriorityScheduler, IAsyncDisposabl
 
     private void RunSlice()
     {
-        if (HasFinished)
+        if (Lifetime.HasFinished)
         {
             return;
         }
@@ -251,9 +233,14 @@ public sealed class HostedPriorityScheduler : PriorityScheduler, IAsyncDisposabl
 
         // An enqueue either saw the flag still set (and relies on the look below) or posts a dispatch itself.
         Interlocked.Exchange(ref _posted, 0);
-        if (Acceptance == AcceptanceState.Closing && AreLanesEmpty())
+        if (Lifetime.State == AcceptanceState.Closing && AreLanesEmpty())
         {
-            FinishIfClosing();
+            // Whoever finishes the scheduler (this dispatch, or a failing host) completes its stop, once.
+            if (Lifetime.TryFinish())
+            {
+                Finish(null);
+            }
+
             return;
         }
 
@@ -263,52 +250,17 @@ public sealed class HostedPriorityScheduler : PriorityScheduler, IAsyncDisposabl
         }
     }
 
-    /// <summary>Called once work in flight has finished or the shutdown timeout passed: take no more work, run what is queued on the host, stop.</summary>
-    private void OnDrained()
-    {
-        lock (Gate)
-        {
-            if (Acceptance == AcceptanceState.Draining)
-            {
-                Acceptance = AcceptanceState.Closing;
-            }
-        }
-
-        // The last dispatch runs what is queued and finishes the scheduler on the host's thread.
-        PostDispatch();
-    }
-
-    private void FinishIfClosing()
-    {
-        lock (Gate)
-        {
-            if (_finished || Acceptance != AcceptanceState.Closing)
-            {
-                return;
-            }
-
-            _finished = true;
-            Acceptance = AcceptanceState.Closed;
-        }
-
-        Finish(null);
-    }
+    /// <summary>Called once work in flight has finished or the shutdown timeout passed and the scheduler closed: run what is queued on the host, stop.</summary>
+    /// <remarks>The last dispatch runs what is queued and finishes the scheduler on the host's thread.</remarks>
+    private protected override void OnClosedAfterDrain() => PostDispatch();
 
     /// <summary>Stops the scheduler because the host broke its contract: what is queued, and what comes later, is rejected.</summary>
     private void Fail(Exception error)
     {
-        lock (Gate)
+        if (Lifetime.TryFinish())
         {
-            if (_finished)
-            {
-                return;
-            }
-
-            _finished = true;
-            Acceptance = AcceptanceState.Closed;
+            Finish(error);
         }
-
-        Finish(error);
     }
 
     /// <summary>Rejects stragglers, releases the timer thread and the host's operation, completes <see cref="Completion"/>. Runs once.</summary>
@@ -323,21 +275,14 @@ public sealed class HostedPriorityScheduler : PriorityScheduler, IAsyncDisposabl
         }
         catch (Exception ex)
         {
-            _exceptions.Enqueue(ex);
+            _completion.Report(ex);
         }
 
         if (error is not null)
         {
-            _exceptions.Enqueue(error);
+            _completion.Report(error);
         }
 
-        if (_exceptions.IsEmpty)
-        {
-            _completion.TrySetResult();
-        }
-        else
-        {
-            _completion.TrySetException(_exceptions);
-        }
+        _completion.Complete();
     }
 }

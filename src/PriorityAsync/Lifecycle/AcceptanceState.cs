@@ -1,6 +1,9 @@
 namespace PriorityAsync;
 
-/// <summary>Whether, and from where, a <see cref="PriorityScheduler"/> takes work; the states only move forward.</summary>
+/// <summary>
+/// Whether, and from where, a <see cref="PriorityScheduler"/> takes work; the states only move forward, and
+/// <see cref="SchedulerLifetime"/> makes every move.
+/// </summary>
 internal enum AcceptanceState
 {
     /// <summary>Work from any thread is accepted.</summary>

@@ -4,68 +4,57 @@ namespace PriorityAsync;
 
 public abstract partial class PriorityScheduler
 {
-    private volatile AcceptanceState _acceptance;
     private int _outstandingOperations;
     private int _outstandingRuns;
     private long _rejectedWork;
     private TaskCompletionSource? _drained;
 
-    /// <summary>
-    /// Gets or sets whether and from where the scheduler accepts work. Change it under <see cref="Gate"/>; the setter
-    /// is a full fence, so an enqueue that has not yet announced itself sees the new state.
-    /// </summary>
-    private protected AcceptanceState Acceptance
-    {
-        get => _acceptance;
-        set
-        {
-            Debug.Assert(Monitor.IsEntered(Gate), "The acceptance state changes under the scheduler's Gate.");
-            Debug.Assert(value >= _acceptance, $"The acceptance state only moves forward: {_acceptance} -> {value}.");
-            _acceptance = value;
-            Interlocked.MemoryBarrier();
-        }
-    }
-
-    /// <summary>Gets whether the scheduler has finished (closed or disposed): no worker runs its lanes any more.</summary>
-    private protected bool HasFinished => _acceptance >= AcceptanceState.Closed;
-
-    /// <summary>
-    /// Gets whether, while the scheduler is <see cref="AcceptanceState.Closing"/>, work that its own threads queue is
-    /// still taken (and run before the scheduler finishes): a <see cref="PriorityAsyncContext"/> during its final
-    /// drain. Work from other threads is rejected either way.
-    /// </summary>
-    private protected virtual bool TakesOwnWorkWhileClosing => false;
-
-    /// <summary>Gets whether continuations, posts and timer firings are queued (rather than rejected).</summary>
-    private bool AcceptsQueuedWork => _acceptance <= AcceptanceState.Draining;
-
-    /// <summary>Gets whether the calling thread may still queue work although the scheduler is closing.</summary>
-    private bool AcceptsOwnWorkWhileClosing =>
-        _acceptance == AcceptanceState.Closing && TakesOwnWorkWhileClosing && IsWorkerThread;
+    /// <summary>Gets the scheduler's lifetime: whether and from where it takes work; every change of it goes through this.</summary>
+    private protected SchedulerLifetime Lifetime { get; }
 
     /// <summary>
     /// Throws when the scheduler takes no new work from the calling thread: <see cref="ObjectDisposedException"/>
     /// after disposal, <see cref="InvalidOperationException"/> once it has finished, or while it shuts down and the
     /// caller is not one of its own threads.
     /// </summary>
-    internal void ThrowIfNotAcceptingNewWork()
+    internal void ThrowIfNotAcceptingNewWork() => Lifetime.ThrowIfNotAcceptingNewWork();
+
+    /// <summary>
+    /// Begins a graceful stop (see <see cref="SchedulerLifetime.TryBeginDraining"/>): once no lane run and no async void
+    /// operation is outstanding, or <see cref="ShutdownTimeout"/> has passed, the scheduler closes and
+    /// <see cref="OnClosedAfterDrain"/> runs what is queued and finishes it. Returns at once; only the first call begins it.
+    /// </summary>
+    private protected void BeginGracefulStop()
     {
-        switch (_acceptance)
+        if (Lifetime.TryBeginDraining())
         {
-            case AcceptanceState.Open:
-                return;
-            case AcceptanceState.Draining when IsWorkerThread:
-                return;
-            case AcceptanceState.Closing when TakesOwnWorkWhileClosing && IsWorkerThread:
-                return;
-            case AcceptanceState.Disposed:
-                throw new ObjectDisposedException(ToString(), $"{this} has been disposed and accepts no new work.");
-            case AcceptanceState.Draining:
-            case AcceptanceState.Closing:
-                throw new InvalidOperationException($"{this} is shutting down and accepts new work only from its own threads.");
-            default:
-                throw new InvalidOperationException($"{this} has finished running and accepts no new work.");
+            SynchronousContinuation.Attach(WhenDrainedAsync(), static (_, s) => ((PriorityScheduler)s!).CloseAfterDrain(), this);
         }
+    }
+
+    /// <summary>
+    /// Asks for the scheduler's disposal (it is disposed once it has finished, see <see cref="SchedulerLifetime.RequestDispose"/>)
+    /// and begins its graceful stop.
+    /// </summary>
+    private protected void BeginDispose()
+    {
+        Lifetime.RequestDispose();
+        BeginGracefulStop();
+    }
+
+    /// <summary>
+    /// Called once a graceful stop begun by <see cref="BeginGracefulStop"/> has closed the scheduler (or found it
+    /// finished already): let the workers run what is queued, then finish. A scheduler that never begins one
+    /// (<see cref="PriorityAsyncContext"/>, which closes at the end of its run) never gets it.
+    /// </summary>
+    private protected virtual void OnClosedAfterDrain()
+    {
+    }
+
+    private void CloseAfterDrain()
+    {
+        Lifetime.TryClose();
+        OnClosedAfterDrain();
     }
 
     /// <summary>Gets the number of async void operations started in a lane that have not completed.</summary>
@@ -87,7 +76,7 @@ public abstract partial class PriorityScheduler
     /// <summary>Counts one lane run as outstanding, after checking that the calling thread may start work.</summary>
     internal void StartTrackedRun()
     {
-        ThrowIfNotAcceptingNewWork();
+        Lifetime.ThrowIfNotAcceptingNewWork();
         Interlocked.Increment(ref _outstandingRuns);
     }
 

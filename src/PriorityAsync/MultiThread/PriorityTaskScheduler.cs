@@ -1,4 +1,3 @@
-using System.Collections.Concurrent;
 using System.Diagnostics;
 using System.Diagnostics.CodeAnalysis;
 
@@ -21,11 +20,10 @@ namespace PriorityAsync;
 /// flight and its continuations finish (up to <see cref="PrioritySchedulerOptions.ShutdownTimeout"/>), then stops the workers.
 /// </para>
 /// </remarks>
-[DebuggerDisplay("PriorityTaskScheduler {Name,nq}: {Acceptance}, {Mode}, {WorkerCount} workers + {ReservedWorkerCount} reserved; searching {_searchingWorkers}, parked {_parkedWorkers}, pending wakes {_pendingWakes}, idle reserved {_idleReserved}, runners {_activeRunners}, exited {_exitedWorkers}")]
+[DebuggerDisplay("PriorityTaskScheduler {Name,nq}: {Lifetime,nq}, {Mode}, {WorkerCount} workers + {ReservedWorkerCount} reserved; searching {_searchingWorkers}, parked {_parkedWorkers}, pending wakes {_pendingWakes}, idle reserved {_idleReserved}, runners {_activeRunners}, exited {_exitedWorkers}")]
 public sealed class PriorityTaskScheduler : PriorityScheduler, IAsyncDisposable
 {
-    private readonly TaskCompletionSource _completion = new(TaskCreationOptions.RunContinuationsAsynchronously);
-    private readonly ConcurrentQueue<Exception> _exceptions = new();
+    private readonly SchedulerCompletion _completion = new();
     private readonly Thread[] _threads;
     private readonly Stack<SchedulerWorker> _spareWorkers = new();
     private readonly SemaphoreSlim _reservedWake = new(0);
@@ -36,8 +34,6 @@ public sealed class PriorityTaskScheduler : PriorityScheduler, IAsyncDisposable
     private int _idleReserved;
     private int _activeRunners;
     private int _exitedWorkers;
-    private bool _finished;
-    private bool _disposeRequested;
 
     /// <summary>How many times a worker that ran out of work looks again before it parks (about 10–50 µs).</summary>
     private const int SearchSpins = 64;
@@ -95,7 +91,7 @@ public sealed class PriorityTaskScheduler : PriorityScheduler, IAsyncDisposable
     /// Gets a task that completes when the scheduler has stopped after <see cref="Complete"/> or disposal. It is
     /// faulted with every exception reported through <see cref="PriorityScheduler.UnhandledException"/> until then.
     /// </summary>
-    [SuppressMessage("Usage", "VSTHRD003:Avoid awaiting foreign Tasks", Justification = "The task of the type's own TaskCompletionSource (RunContinuationsAsynchronously), completed only by the type itself; no JoinableTaskFactory is involved, so the foreign-task deadlock this rule guards against cannot occur.")]
+    [SuppressMessage("Usage", "VSTHRD003:Avoid awaiting foreign Tasks", Justification = "The task of the type's own SchedulerCompletion (RunContinuationsAsynchronously), completed only by the type itself; no JoinableTaskFactory is involved, so the foreign-task deadlock this rule guards against cannot occur.")]
     public Task Completion => _completion.Task;
 
     /// <inheritdoc />
@@ -108,7 +104,7 @@ public sealed class PriorityTaskScheduler : PriorityScheduler, IAsyncDisposable
     /// <inheritdoc />
     private protected override void OnCallbackException(Lane lane, Exception exception)
     {
-        _exceptions.Enqueue(exception);
+        _completion.Report(exception);
         RaiseUnhandledException(lane, exception);
     }
 
@@ -120,34 +116,17 @@ public sealed class PriorityTaskScheduler : PriorityScheduler, IAsyncDisposable
     /// arrives later is rejected (see <see cref="PriorityScheduler.RejectedWork"/>). Returns at once; safe to call from
     /// any thread, more than once.
     /// </summary>
-    public void Complete()
-    {
-        lock (Gate)
-        {
-            if (Acceptance != AcceptanceState.Open)
-            {
-                return;
-            }
-
-            Acceptance = AcceptanceState.Draining;
-        }
-
-        SynchronousContinuation.Attach(WhenDrainedAsync(), static (_, s) => ((PriorityTaskScheduler)s!).OnDrained(), this);
-    }
+    public void Complete() => BeginGracefulStop();
 
     /// <summary>
     /// Completes the scheduler (see <see cref="Complete"/>) and, unless called from one of its own workers, waits until
     /// it has stopped. Never throws the work's exceptions (see <see cref="Completion"/>). Called from inside a lane it
     /// only signals, so it never deadlocks.
     /// </summary>
-    [SuppressMessage("Usage", "VSTHRD002:Avoid problematic synchronous waits", Justification = "A synchronous Dispose that waits for the workers is the documented contract (like Thread.Join). Called from one of the scheduler's own workers (inside a lane) it only signals and does not wait, so the scheduler never waits for itself.")]
     public override void Dispose()
     {
-        RequestDispose();
-        if (!IsWorkerThread)
-        {
-            Completion.ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing).GetAwaiter().GetResult();
-        }
+        BeginDispose();
+        _completion.WaitUnless(IsWorkerThread);
     }
 
     /// <summary>
@@ -155,28 +134,10 @@ public sealed class PriorityTaskScheduler : PriorityScheduler, IAsyncDisposable
     /// inside a lane it only signals and returns at once (the caller's own work is part of what the stop waits for).
     /// </summary>
     /// <returns>A task that completes when the scheduler has stopped, or at once from inside a lane.</returns>
-    [SuppressMessage("Usage", "VSTHRD003:Avoid awaiting foreign Tasks", Justification = "Awaits Completion, the task of this type's own TaskCompletionSource; see Completion.")]
-    public async ValueTask DisposeAsync()
+    public ValueTask DisposeAsync()
     {
-        RequestDispose();
-        if (!IsWorkerThread)
-        {
-            await Completion.ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
-        }
-    }
-
-    private void RequestDispose()
-    {
-        lock (Gate)
-        {
-            _disposeRequested = true;
-            if (_finished)
-            {
-                Acceptance = AcceptanceState.Disposed;
-            }
-        }
-
-        Complete();
+        BeginDispose();
+        return _completion.WaitUnlessAsync(IsWorkerThread);
     }
 
     [SuppressMessage("Design", "MA0051:Method is too long", Justification = "A worker loop keeps its searching/parked counting protocol in one place so that the invariants can be read and checked as a whole; splitting it would scatter them across methods.")]
@@ -208,7 +169,7 @@ public sealed class PriorityTaskScheduler : PriorityScheduler, IAsyncDisposable
                 }
 
                 worker.LeaveLaneContext();
-                if (Acceptance >= AcceptanceState.Closing && AreLanesEmpty())
+                if (Lifetime.IsClosing && AreLanesEmpty())
                 {
                     if (searching)
                     {
@@ -254,7 +215,7 @@ public sealed class PriorityTaskScheduler : PriorityScheduler, IAsyncDisposable
         lock (Gate)
         {
             Interlocked.Increment(ref _parkedWorkers);
-            if (IsReady(AllLanes) || Acceptance >= AcceptanceState.Closing)
+            if (IsReady(AllLanes) || Lifetime.IsClosing)
             {
                 Interlocked.Decrement(ref _parkedWorkers);
                 Interlocked.Increment(ref _searchingWorkers);
@@ -297,7 +258,7 @@ public sealed class PriorityTaskScheduler : PriorityScheduler, IAsyncDisposable
                 }
 
                 worker.LeaveLaneContext();
-                if (Acceptance >= AcceptanceState.Closing && AreLanesEmpty())
+                if (Lifetime.IsClosing && AreLanesEmpty())
                 {
                     lock (Gate)
                     {
@@ -310,7 +271,7 @@ public sealed class PriorityTaskScheduler : PriorityScheduler, IAsyncDisposable
                 lock (Gate)
                 {
                     Interlocked.Increment(ref _idleReserved);
-                    if (IsReady(_reservedLanes) || Acceptance >= AcceptanceState.Closing)
+                    if (IsReady(_reservedLanes) || Lifetime.IsClosing)
                     {
                         Interlocked.Decrement(ref _idleReserved);
                         AssertInvariantsLocked();
@@ -353,7 +314,7 @@ public sealed class PriorityTaskScheduler : PriorityScheduler, IAsyncDisposable
                 }
 
                 Interlocked.Increment(ref _searchingWorkers);
-                var found = Acceptance < AcceptanceState.Closing && Search();
+                var found = !Lifetime.IsClosing && Search();
                 Interlocked.Decrement(ref _searchingWorkers);
                 if (found)
                 {
@@ -361,12 +322,12 @@ public sealed class PriorityTaskScheduler : PriorityScheduler, IAsyncDisposable
                 }
 
                 Interlocked.Decrement(ref _activeRunners);
-                if (IsReady(AllLanes) && Acceptance < AcceptanceState.Closing && TryClaimRunnerSlot())
+                if (IsReady(AllLanes) && !Lifetime.IsClosing && TryClaimRunnerSlot())
                 {
                     continue; // work landed after the last look, and this runner may take it
                 }
 
-                if (Acceptance >= AcceptanceState.Closing)
+                if (Lifetime.IsClosing)
                 {
                     if (!AreLanesEmpty() && TryClaimRunnerSlot())
                     {
@@ -394,7 +355,7 @@ public sealed class PriorityTaskScheduler : PriorityScheduler, IAsyncDisposable
         bool spare;
         lock (Gate)
         {
-            spare = !_finished;
+            spare = !Lifetime.HasFinished;
             if (spare)
             {
                 _spareWorkers.Push(worker);
@@ -418,7 +379,7 @@ public sealed class PriorityTaskScheduler : PriorityScheduler, IAsyncDisposable
         var spinner = default(SpinWait);
         for (var i = 0; i < SearchSpins; i++)
         {
-            if (IsReady(AllLanes) || Acceptance >= AcceptanceState.Closing)
+            if (IsReady(AllLanes) || Lifetime.IsClosing)
             {
                 return true;
             }
@@ -564,19 +525,14 @@ public sealed class PriorityTaskScheduler : PriorityScheduler, IAsyncDisposable
     }
 
     /// <summary>
-    /// Called once the lane runs have finished or the shutdown timeout passed: take no more work, let the workers
-    /// run what is queued and stop. With no worker thread and no runner active, the scheduler finishes here.
+    /// Called once the lane runs have finished or the shutdown timeout passed and the scheduler closed: let the
+    /// workers run what is queued and stop. With no worker thread and no runner active, the scheduler finishes here.
     /// </summary>
-    private void OnDrained()
+    private protected override void OnClosedAfterDrain()
     {
         var finishNow = false;
         lock (Gate)
         {
-            if (Acceptance == AcceptanceState.Draining)
-            {
-                Acceptance = AcceptanceState.Closing;
-            }
-
             WakeAllWorkersLocked();
         }
 
@@ -610,14 +566,7 @@ public sealed class PriorityTaskScheduler : PriorityScheduler, IAsyncDisposable
     private bool TryMarkFinishedLocked()
     {
         AssertInvariantsLocked();
-        if (_finished)
-        {
-            return false;
-        }
-
-        _finished = true;
-        Acceptance = _disposeRequested ? AcceptanceState.Disposed : AcceptanceState.Closed;
-        return true;
+        return Lifetime.TryFinish();
     }
 
     /// <summary>Stops the timer thread and completes <see cref="Completion"/>. Runs once, outside the lock.</summary>
@@ -633,20 +582,13 @@ public sealed class PriorityTaskScheduler : PriorityScheduler, IAsyncDisposable
             }
         }
 
-        if (_exceptions.IsEmpty)
-        {
-            _completion.TrySetResult();
-        }
-        else
-        {
-            _completion.TrySetException(_exceptions);
-        }
+        _completion.Complete();
     }
 
     /// <summary>
     /// Checks, in debug builds and under <see cref="PriorityScheduler.Gate"/>, that the worker counters agree: what
-    /// the lock guards (<c>_parkedWorkers</c>, <c>_pendingWakes</c>, <c>_idleReserved</c>, <c>_exitedWorkers</c>,
-    /// <c>_finished</c>) exactly, and the counters changed without it (<c>_searchingWorkers</c>, <c>_activeRunners</c>)
+    /// the lock guards (<c>_parkedWorkers</c>, <c>_pendingWakes</c>, <c>_idleReserved</c>, <c>_exitedWorkers</c>)
+    /// exactly, and the counters changed without it (<c>_searchingWorkers</c>, <c>_activeRunners</c>)
     /// within the bounds that hold at every moment: each worker counts itself at most once, and a pending wake-up is a
     /// searching worker the waker counted for a parked one.
     /// </summary>
@@ -663,6 +605,6 @@ public sealed class PriorityTaskScheduler : PriorityScheduler, IAsyncDisposable
         var runners = Volatile.Read(ref _activeRunners);
         Debug.Assert(runners >= 0 && runners <= WorkerCount && (runners == 0 || Mode == PriorityWorkerMode.ThreadPool), $"0 <= active runners ({runners}) <= WorkerCount ({WorkerCount}), and runners only in thread-pool mode");
         Debug.Assert(_exitedWorkers >= 0 && _exitedWorkers <= _threads.Length, $"0 <= exited workers ({_exitedWorkers}) <= threads ({_threads.Length})");
-        Debug.Assert(!_finished || HasFinished, "a finished scheduler is closed or disposed");
+        Debug.Assert(!Lifetime.HasFinished || _exitedWorkers == _threads.Length, $"a finished scheduler has no worker thread left ({_exitedWorkers} of {_threads.Length} exited)");
     }
 }

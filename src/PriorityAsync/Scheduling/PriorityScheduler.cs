@@ -11,7 +11,7 @@ namespace PriorityAsync;
 /// Two implementations: <see cref="PriorityAsyncContext"/> runs everything on one thread (the WinForms and asyncio
 /// model, with optional virtual time); <see cref="PriorityTaskScheduler"/> runs lanes on several workers.
 /// </remarks>
-[DebuggerDisplay("{GetType().Name,nq} {Name,nq}: {_acceptance}")]
+[DebuggerDisplay("{GetType().Name,nq} {Name,nq}: {Lifetime,nq}")]
 public abstract partial class PriorityScheduler : IDisposable
 {
     private static int s_instanceCount;
@@ -33,6 +33,7 @@ public abstract partial class PriorityScheduler : IDisposable
     {
         options ??= new PrioritySchedulerOptions();
         options.Validate();
+        Lifetime = new SchedulerLifetime(this, Gate);
         Name = string.IsNullOrWhiteSpace(options.Name)
             ? $"{defaultNamePrefix}-{Interlocked.Increment(ref s_instanceCount)}"
             : options.Name;

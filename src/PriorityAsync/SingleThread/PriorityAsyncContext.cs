@@ -33,18 +33,14 @@ namespace PriorityAsync;
 /// </para>
 /// <para>A context runs one entry point; create a new one for the next.</para>
 /// </remarks>
-[DebuggerDisplay("PriorityAsyncContext {Name,nq}: {Acceptance}, running {_running}, parked {_parked}")]
+[DebuggerDisplay("PriorityAsyncContext {Name,nq}: {Lifetime,nq}, running {_running}, parked {_parked}")]
 public sealed class PriorityAsyncContext : PriorityScheduler
 {
     private readonly VirtualTimeProvider? _virtualClock;
     private bool _started;
     private bool _running;
-    private bool _disposeWhenDone;
     private ExceptionDispatchInfo? _failure;
     private volatile bool _entryCompleted;
-
-    // True while the final drain still takes the work this thread posts (see DrainAndClose).
-    private volatile bool _drainTakesOwnWork;
 
     // 1 while the context's thread sleeps in Monitor.Wait(Gate); an enqueue then takes the lock to pulse it.
     private int _parked;
@@ -70,18 +66,20 @@ public sealed class PriorityAsyncContext : PriorityScheduler
     /// </summary>
     public override void Dispose()
     {
+        bool release;
         lock (Gate)
         {
-            if (_running)
-            {
-                _disposeWhenDone = true;
-                return;
-            }
+            var disposed = Lifetime.RequestDispose();
 
-            Acceptance = AcceptanceState.Disposed;
+            // A run in progress finishes the context itself and releases its resources at its end; a context that
+            // never ran, or whose run has ended, has nothing left to finish.
+            release = !_running && (disposed || Lifetime.TryFinish());
         }
 
-        ReleaseResources();
+        if (release)
+        {
+            ReleaseResources();
+        }
     }
 
     /// <summary>Runs <paramref name="entry"/> in the most urgent lane of a new context on the calling thread.</summary>
@@ -124,7 +122,7 @@ public sealed class PriorityAsyncContext : PriorityScheduler
     {
         lock (Gate)
         {
-            if (Acceptance == AcceptanceState.Disposed)
+            if (Lifetime.State == AcceptanceState.Disposed)
             {
                 throw new ObjectDisposedException(ToString(), $"{this} has been disposed.");
             }
@@ -157,8 +155,8 @@ public sealed class PriorityAsyncContext : PriorityScheduler
             {
                 Debug.Assert(_started && _running, "Only a started run ends.");
                 _running = false;
-                dispose = _disposeWhenDone;
-                Acceptance = dispose ? AcceptanceState.Disposed : AcceptanceState.Closed;
+                Lifetime.TryFinish();
+                dispose = Lifetime.State == AcceptanceState.Disposed;
             }
 
             if (dispose)
@@ -282,9 +280,6 @@ public sealed class PriorityAsyncContext : PriorityScheduler
         }
     }
 
-    /// <inheritdoc />
-    private protected override bool TakesOwnWorkWhileClosing => _drainTakesOwnWork;
-
     /// <summary>
     /// Ends the run: takes no more work from other threads, runs what is already queued (so no task or continuation
     /// waits forever behind the end or behind a failure) together with what those items queue from this thread, then
@@ -299,29 +294,22 @@ public sealed class PriorityAsyncContext : PriorityScheduler
     /// </remarks>
     private void DrainAndClose(SchedulerWorker worker)
     {
-        lock (Gate)
-        {
-            _drainTakesOwnWork = ShutdownTimeout != TimeSpan.Zero;
-            Acceptance = AcceptanceState.Closing;
-        }
-
         var bound = ShutdownTimeout;
+        var takesOwnWork = bound != TimeSpan.Zero;
+        Lifetime.TryClose(takesOwnWork);
         var start = Stopwatch.GetTimestamp();
         while (TryDequeue(worker, out var item, out var lane))
         {
             Execute(worker, lane, item);
-            if (_drainTakesOwnWork && bound != Timeout.InfiniteTimeSpan && Stopwatch.GetElapsedTime(start) >= bound)
+            if (takesOwnWork && bound != Timeout.InfiniteTimeSpan && Stopwatch.GetElapsedTime(start) >= bound)
             {
                 // The items still queued run; from now on this thread's posts are late work too.
-                _drainTakesOwnWork = false;
+                takesOwnWork = false;
+                Lifetime.StopTakingOwnWork();
             }
         }
 
-        lock (Gate)
-        {
-            _drainTakesOwnWork = false;
-            Acceptance = AcceptanceState.Closed;
-        }
+        Lifetime.TryFinish();
 
         // An enqueue that raced with the close either sees it and rejects its item itself, or left it here.
         RejectStragglers();
