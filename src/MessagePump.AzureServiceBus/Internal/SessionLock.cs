@@ -28,6 +28,8 @@ internal sealed class SessionLock : IDisposable
     private Task<DateTimeOffset>? _renewal; // the renew call under way, joined by every request meanwhile; under _gate
     private long _lockedUntilTicks;
     private long _messageKnownUntilTicks; // the expiry the message out was last answered (see RenewAsync(CancellationToken))
+    private int _renewCalls;
+    private int _renewCallsOffLeaseLane;
     private ServiceBusLeasedMessage? _current;
     private TaskCompletionSource? _currentDone;
     private Exception? _lost;
@@ -74,6 +76,12 @@ internal sealed class SessionLock : IDisposable
             }
         }
     }
+
+    /// <summary>How many renew calls were sent for this lock (requests answered or joined without a call are not counted).</summary>
+    public int RenewCalls => Volatile.Read(ref _renewCalls);
+
+    /// <summary>How many of <see cref="RenewCalls"/> were sent from outside a lease lane (from a thread-pool thread, say): none while a keeper keeps the lock.</summary>
+    public int RenewCallsOffLeaseLane => Volatile.Read(ref _renewCallsOffLeaseLane);
 
     /// <summary>Whether a <see cref="LeaseKeeper"/> keeps the lock (<see cref="KeepWith"/>).</summary>
     public bool IsKeptByLeaseKeeper => Volatile.Read(ref _kept) is not null;
@@ -306,6 +314,12 @@ internal sealed class SessionLock : IDisposable
             catch (ObjectDisposedException)
             {
                 stop = new CancellationToken(canceled: true);
+            }
+
+            Interlocked.Increment(ref _renewCalls);
+            if (PriorityScheduler.CurrentLane?.Priority != LanePriority.Lease || Thread.CurrentThread.IsThreadPoolThread)
+            {
+                Interlocked.Increment(ref _renewCallsOffLeaseLane);
             }
 
             // No ConfigureAwait(false): the request comes from a keeper in the lease lane, and the answer goes back there.
