@@ -7,8 +7,9 @@ namespace PriorityAsync.MessagePump.AzureServiceBus;
 /// subscription at once, each accepted with its own session receiver (a <see cref="ServiceBusSessionMessageSource"/>):
 /// a receive takes the next message of every session that has none out, so sessions run side by side while each
 /// stays in order. A session that has nothing more for now, or whose lock was lost, is closed (releasing it to other
-/// consumers), and the next session with messages is accepted in its place. Every held session's lock is renewed
-/// whether or not a message of it is out, and a session is never in two handlers of this process at once (see
+/// consumers), and the next session with messages is accepted in its place. Every held session's lock is kept from its
+/// accept to its close, whether or not a message of it is out, by one <see cref="LeaseKeeper"/> in the lease lane of the
+/// scheduler whose pump receives from the source (see <see cref="ServiceBusSessionMessageSource"/>), and a session is never in two handlers of this process at once (see
 /// <see cref="ServiceBusSessionMessageSource"/>).
 /// </summary>
 /// <remarks>Open it with <see cref="ServiceBusTransport.OpenSessionsAsync"/>. Receives are serialized.</remarks>
@@ -23,6 +24,8 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
     private TaskCompletionSource _wake = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private readonly List<Task> _closing = [];
     private Task<ServiceBusSessionMessageSource?>? _accepting;
+    private PriorityScheduler? _callersScheduler; // the scheduler of the first receive's caller (the pump's)
+    private LeaseKeeper? _ownKeeper;
     private int _next;
     private int _nextSessionId;
     private long _sessionsLost;
@@ -72,6 +75,13 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
     /// other session. Set before the first receive.
     /// </summary>
     internal Func<ServiceBusSessionMessageSource, Task>? SessionClosing { get; set; }
+
+    /// <summary>
+    /// The keeper that keeps every accepted session's lock (a session processor's, in its pump's scheduler; it outlives
+    /// the source); <see langword="null"/>: a keeper of the source's own, in the scheduler of the first receive's caller.
+    /// Set before the first receive.
+    /// </summary>
+    internal LeaseKeeper? SessionKeeper { get; set; }
 
     /// <summary>Gets how many held sessions were dropped because their lock was lost or expired (each is accepted again later, by this or another consumer).</summary>
     internal long SessionsLost => Interlocked.Read(ref _sessionsLost);
@@ -124,6 +134,7 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
     public async Task<IReadOnlyList<ILeasedMessage>> ReceiveBatchAsync(int maxMessages, CancellationToken cancellationToken = default)
     {
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(maxMessages);
+        _callersScheduler ??= PriorityScheduler.Current; // before the first await: a pump's receive runs in its scheduler
         await _receiving.WaitAsync(cancellationToken).ConfigureAwait(false);
         try
         {
@@ -207,6 +218,11 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
             {
                 await CloseAsync(late).ConfigureAwait(false);
             }
+        }
+
+        if (_ownKeeper is { } keeper)
+        {
+            await keeper.DisposeAsync().ConfigureAwait(false);
         }
 
         _receiving.Release();
@@ -427,6 +443,11 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
             await closing(session).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
         }
 
+        if (session.ClosedByOwner)
+        {
+            return; // the session processor closes it once its last handler has ended
+        }
+
         await session.DisposeAsync().ConfigureAwait(false);
         if (session.PendingReceive is { } pending)
         {
@@ -500,6 +521,12 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
             }
         }
 
+        // Kept from now: the opening call may outlast the lock.
+        if (Keeper() is { } keeper)
+        {
+            session.KeepLockWith(keeper);
+        }
+
         if (SessionOpening is { } opening)
         {
             try
@@ -515,6 +542,29 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
         }
 
         return session;
+    }
+
+    /// <summary>The keeper of the sessions' locks: <see cref="SessionKeeper"/>, or the source's own in the first caller's scheduler; null outside any scheduler.</summary>
+    private LeaseKeeper? Keeper()
+    {
+        if (SessionKeeper is { } shared)
+        {
+            return shared;
+        }
+
+        if (_ownKeeper is null && _callersScheduler is { } scheduler)
+        {
+            try
+            {
+                _ownKeeper = new LeaseKeeper(scheduler, new LeaseKeeperOptions { Name = $"sessions-{Entity.Path}", TimeProvider = _options.TimeProvider });
+            }
+            catch (Exception ex) when (ex is InvalidOperationException or ObjectDisposedException)
+            {
+                return null; // the scheduler is shutting down: each session's timer renews it
+            }
+        }
+
+        return _ownKeeper;
     }
 
     /// <summary>Whether there is a <see cref="SessionIds"/> filter and every session it names is held (nothing more to accept).</summary>

@@ -6,9 +6,13 @@ namespace PriorityAsync.MessagePump.AzureServiceBus;
 /// <summary>
 /// An <see cref="IMessageSource"/> over one accepted session (a <see cref="ServiceBusSessionReceiver"/>): its messages
 /// are handed out one at a time, in the session's order, the next only once the previous one is settled or lost.
-/// The session lock is the lease: the pump's lease keeper renews it in the lease lane like a message lock (through
-/// each message's <see cref="ServiceBusLeasedMessage.RenewLockAsync"/>), and the source's own keeper renews it when half
-/// of it or less is left whether or not a message is out, from the accept until the source is disposed. A lost or
+/// The session lock is the lease, kept by one renewer from the accept until the source is disposed, whether or not a
+/// message is out: a <see cref="LeaseKeeper"/> in the lease lane of the scheduler whose pump receives from the source
+/// (found at the first receive; a <see cref="ServiceBusMultiSessionSource"/> or a <see cref="ServiceBusPumpSessionProcessor"/>
+/// hands its own), or, for a source received from outside any <see cref="PriorityScheduler"/>, a timer on
+/// <see cref="ServiceBusSourceOptions.TimeProvider"/> that renews it when half of it or less is left. A message's
+/// <see cref="ServiceBusLeasedMessage.RenewLockAsync"/> (the pump's keeper renewing the message out) joins that renewer's
+/// call, or is answered by its last renewal, instead of sending a call of its own. A lost or
 /// expired session lock loses every message of the session: <see cref="IsSessionLost"/> turns true, every later
 /// operation throws <see cref="LeaseLostException"/>, and receives return nothing (a message received as the lock
 /// ran out is never handed out); accept another session. A session is never in two handlers of this process at once:
@@ -24,6 +28,7 @@ public sealed class ServiceBusSessionMessageSource : IMessageSource, IAsyncDispo
     private readonly SessionLock _lock;
     private readonly ManagementLink _managementLink;
     private volatile Exception? _fault;
+    private LeaseKeeper? _ownKeeper;
 
     /// <summary>Wraps a session receiver you accepted (and dispose after the source).</summary>
     /// <param name="receiver">A peek-lock session receiver.</param>
@@ -120,6 +125,11 @@ public sealed class ServiceBusSessionMessageSource : IMessageSource, IAsyncDispo
     {
         await _lock.StopKeeperAsync().ConfigureAwait(false);
         _lock.Dispose();
+        if (_ownKeeper is { } keeper)
+        {
+            await keeper.DisposeAsync().ConfigureAwait(false);
+        }
+
         if (_ownsReceiver)
         {
             await _receiver.DisposeAsync().ConfigureAwait(false);
@@ -134,6 +144,57 @@ public sealed class ServiceBusSessionMessageSource : IMessageSource, IAsyncDispo
 
     /// <summary>The session's lock (the multi-session source listens to it).</summary>
     internal SessionLock Lock => _lock;
+
+    /// <summary>
+    /// Set by a session processor that closes the session itself, after its last handler ended (a handler still running
+    /// when the processor stopped): the multi-session source then leaves the session held, and its receiver open.
+    /// </summary>
+    internal bool ClosedByOwner { get; set; }
+
+    /// <summary>
+    /// Keeps the session lock with <paramref name="keeper"/> in place of the source's timer (see the class remarks);
+    /// false, the timer still renewing, when the keeper cannot take it (stopped, its scheduler shutting down).
+    /// </summary>
+    internal bool KeepLockWith(LeaseKeeper keeper)
+    {
+        try
+        {
+            _lock.KeepWith(keeper);
+            return true;
+        }
+        catch (Exception ex) when (ex is InvalidOperationException or ObjectDisposedException)
+        {
+            return false;
+        }
+        catch (ArgumentException ex)
+        {
+            _lock.MarkLost(new LeaseLostException($"The lock of {_lock} expired at {_lock.LockedUntil:O} before it could be kept.", ex));
+            return false;
+        }
+    }
+
+    /// <summary>
+    /// Called at the start of a receive, on the caller's thread: a receive from a pump runs in its scheduler, whose
+    /// lease lane then keeps the session lock (a keeper of the source's own) unless a keeper keeps it already.
+    /// </summary>
+    private void KeepLockInCallersScheduler()
+    {
+        if (_ownKeeper is not null || _lock.IsKeptByLeaseKeeper || _lock.IsLost || PriorityScheduler.Current is not { } scheduler)
+        {
+            return;
+        }
+
+        try
+        {
+            _ownKeeper = new LeaseKeeper(scheduler, new LeaseKeeperOptions { Name = $"session-{SessionId}", TimeProvider = _options.TimeProvider });
+        }
+        catch (Exception ex) when (ex is InvalidOperationException or ObjectDisposedException)
+        {
+            return; // the scheduler is shutting down: the timer goes on renewing
+        }
+
+        KeepLockWith(_ownKeeper);
+    }
 
     /// <summary>
     /// Set when the last receive found the session busy in this process (the handler of an earlier acceptance's message
@@ -166,6 +227,7 @@ public sealed class ServiceBusSessionMessageSource : IMessageSource, IAsyncDispo
     /// </summary>
     internal async Task<IReadOnlyList<ILeasedMessage>> ReceiveNextAsync(TimeSpan waitForPrevious, CancellationToken cancellationToken, TimeSpan? receiveWait = null)
     {
+        KeepLockInCallersScheduler();
         var fault = _fault;
         if (fault is not null)
         {

@@ -47,10 +47,14 @@ public sealed class ServiceBusSourceOptions
     public SubQueue SubQueue { get; set; }
 
     /// <summary>
-    /// Gets or sets the clock that bounds each settlement by its lock and measures the lock seen at the first receive.
-    /// <see langword="null"/> (the default): the system clock.
+    /// Gets or sets the clock of the source's lock timing: it bounds each settlement by its lock, measures the lock seen
+    /// at the first receive, and times a session lock's renewals and its expiry (the keeper of a session's lock runs on
+    /// it, in the lease lane of the pump's scheduler). Set it to a fake clock to test with virtual time.
+    /// <see langword="null"/> (the default): the scheduler's clock for a session lock kept in a pump's scheduler, the
+    /// system clock otherwise.
     /// </summary>
-    internal TimeProvider? TimeProvider;
+    /// <remarks>A clock whose <see cref="TimeProvider.GetUtcNow"/> is not in UTC breaks every lock comparison; <see cref="Validate"/> refuses it.</remarks>
+    public TimeProvider? TimeProvider { get; set; }
 
     /// <summary>Throws when <see cref="SubQueue"/> names a sub-queue: a session source cannot receive from one.</summary>
     /// <param name="paramName">The parameter the options came in.</param>
@@ -100,6 +104,11 @@ public sealed class ServiceBusSourceOptions
         if (MaxWaitTime <= TimeSpan.Zero)
         {
             throw new ArgumentOutOfRangeException(nameof(MaxWaitTime), MaxWaitTime, $"{owner}.MaxWaitTime must be greater than zero.");
+        }
+
+        if (TimeProvider is { } clock && clock.GetUtcNow().Offset != TimeSpan.Zero)
+        {
+            throw new ArgumentOutOfRangeException(nameof(TimeProvider), clock, $"{owner}.TimeProvider must tell UTC time (GetUtcNow with a zero offset): the locks' expiries are UTC.");
         }
     }
 }

@@ -6,8 +6,13 @@ namespace PriorityAsync.MessagePump.AzureServiceBus.Internal;
 /// <summary>
 /// The lock of one accepted session, shared by its messages: renewing any of them renews it, and losing it loses every
 /// one of them. Also the session's order gate: one message is out at a time, and the next is received only once it
-/// is settled or lost. While the session is held its own keeper (<see cref="StartKeeper"/>) renews the lock when half
-/// of it or less is left, whether or not a message is out (the pump's lease keeper renews it too while one is).
+/// is settled or lost. While the session is held one renewer keeps the lock: a <see cref="LeaseKeeper"/> in the lease
+/// lane of the scheduler that runs the pump (<see cref="KeepWith"/>: the lock is kept as a lease of its own, from the
+/// accept to the close, whether or not a message is out), or, for a source used outside any scheduler, a timer on the
+/// source's clock (<see cref="StartKeeper"/>). Every renew request goes through one call at a time
+/// (<see cref="RenewAsync(DateTimeOffset, CancellationToken)"/>): a request that comes while a call is under way joins
+/// it, and one that comes after the lock was renewed since its asker last saw it is answered without a call, so the
+/// pump's keeper renewing the message out and the session's keeper never send two calls for one renewal.
 /// </summary>
 internal sealed class SessionLock : IDisposable
 {
@@ -18,7 +23,13 @@ internal sealed class SessionLock : IDisposable
     private TimeProvider _clock = TimeProvider.System;
     private TimeSpan _renewAhead;
     private ITimer? _timer;
+    private LeaseHandle? _kept;
+    private CancellationTokenRegistration _keptLost;
+    private Task<DateTimeOffset>? _renewal; // the renew call under way, joined by every request meanwhile; under _gate
     private long _lockedUntilTicks;
+    private long _messageKnownUntilTicks; // the expiry the message out was last answered (see RenewAsync(CancellationToken))
+    private int _renewCalls;
+    private int _renewCallsOffLeaseLane;
     private ServiceBusLeasedMessage? _current;
     private TaskCompletionSource? _currentDone;
     private Exception? _lost;
@@ -66,29 +77,61 @@ internal sealed class SessionLock : IDisposable
         }
     }
 
-    /// <summary>Renews the session lock; a lost session lock marks the session lost and throws <see cref="LeaseLostException"/>.</summary>
+    /// <summary>How many renew calls were sent for this lock (requests answered or joined without a call are not counted).</summary>
+    public int RenewCalls => Volatile.Read(ref _renewCalls);
+
+    /// <summary>How many of <see cref="RenewCalls"/> were sent from outside a lease lane (from a thread-pool thread, say): none while a keeper keeps the lock.</summary>
+    public int RenewCallsOffLeaseLane => Volatile.Read(ref _renewCallsOffLeaseLane);
+
+    /// <summary>Whether a <see cref="LeaseKeeper"/> keeps the lock (<see cref="KeepWith"/>).</summary>
+    public bool IsKeptByLeaseKeeper => Volatile.Read(ref _kept) is not null;
+
+    /// <summary>
+    /// Renews the lock for the session's message out (its <see cref="ServiceBusLeasedMessage.RenewLockAsync"/>): as
+    /// <see cref="RenewAsync(DateTimeOffset, CancellationToken)"/> with the expiry that message was last answered, so
+    /// a renewal the session's keeper made meanwhile answers it without a call.
+    /// </summary>
     public async Task<DateTimeOffset> RenewAsync(CancellationToken cancellationToken)
     {
+        var lockedUntil = await RenewAsync(new DateTimeOffset(Volatile.Read(ref _messageKnownUntilTicks), TimeSpan.Zero), cancellationToken).ConfigureAwait(true);
+        Volatile.Write(ref _messageKnownUntilTicks, lockedUntil.UtcTicks);
+        return lockedUntil;
+    }
+
+    /// <summary>
+    /// Renews the session lock for an asker that last saw it expire at <paramref name="knownUntil"/>: answered without a
+    /// call when the lock was renewed since (its expiry is later), joined to the call under way when there is one, else
+    /// sent. A lost session lock marks the session lost and throws <see cref="LeaseLostException"/>. The call itself is
+    /// not canceled by <paramref name="cancellationToken"/> (others may be waiting for it), only the wait for it.
+    /// </summary>
+    public Task<DateTimeOffset> RenewAsync(DateTimeOffset knownUntil, CancellationToken cancellationToken)
+    {
         ThrowIfLost(null);
-        try
+        TaskCompletionSource<DateTimeOffset>? send = null;
+        Task<DateTimeOffset> renewal;
+        lock (_gate)
         {
-            await _receiver.RenewSessionLockAsync(cancellationToken).ConfigureAwait(false);
-        }
-        catch (Exception ex) when (ServiceBusErrors.Translate(ex, $"Renewing the lock of {this}", cancellationToken) is { } translated)
-        {
-            if (translated is LeaseLostException)
+            var current = LockedUntil;
+            if (current > knownUntil)
             {
-                MarkLost(translated);
+                return Task.FromResult(current);
             }
 
-#pragma warning disable MA0027 // not a rethrow: the mapped exception carries ex as its inner exception
-            throw translated;
-#pragma warning restore MA0027
+            if (_renewal is null)
+            {
+                send = new TaskCompletionSource<DateTimeOffset>();
+                _renewal = send.Task;
+            }
+
+            renewal = _renewal;
         }
 
-        var lockedUntil = _receiver.SessionLockedUntil;
-        Volatile.Write(ref _lockedUntilTicks, lockedUntil.UtcTicks);
-        return lockedUntil;
+        if (send is not null)
+        {
+            _ = SendRenewalAsync(send);
+        }
+
+        return renewal.WaitAsync(cancellationToken);
     }
 
     /// <summary>Throws <see cref="LeaseLostException"/> when the session lock is lost.</summary>
@@ -131,6 +174,7 @@ internal sealed class SessionLock : IDisposable
             Debug.Assert(_current is null, "One message of a session is out at a time.");
             _current = message;
             _currentDone = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+            Volatile.Write(ref _messageKnownUntilTicks, Volatile.Read(ref _lockedUntilTicks));
         }
 
         SessionHandlers.Enter(Namespace, Entity, SessionId, message);
@@ -162,6 +206,32 @@ internal sealed class SessionLock : IDisposable
     public void Ended(ServiceBusLeasedMessage message) => SessionHandlers.Leave(Namespace, Entity, SessionId, message);
 
     /// <summary>
+    /// Keeps the lock with <paramref name="keeper"/> (in its scheduler's lease lane) until <see cref="StopKeeperAsync"/>,
+    /// in place of the timer of <see cref="StartKeeper"/>: the keeper renews it by its rules (at most two calls per lock
+    /// duration), and a lease it finds lost — the broker refused a renewal, or the lock's known expiry passed with no
+    /// renewal answered — marks the session lost at that instant, which loses the message out with it (its lease reads
+    /// the same expiry, and every later operation on it throws).
+    /// </summary>
+    /// <exception cref="ArgumentException">The lock has expired already.</exception>
+    /// <exception cref="InvalidOperationException">The keeper's scheduler no longer accepts work.</exception>
+    /// <exception cref="ObjectDisposedException">The keeper or its scheduler was stopped.</exception>
+    public void KeepWith(LeaseKeeper keeper)
+    {
+        ArgumentNullException.ThrowIfNull(keeper);
+        Debug.Assert(_kept is null, "A session lock is kept by one keeper.");
+        var kept = keeper.Keep(new SessionLease(this));
+        Volatile.Write(ref _kept, kept);
+        _timer?.Change(Timeout.InfiniteTimeSpan, Timeout.InfiniteTimeSpan); // one renewer: the keeper
+        _keptLost = kept.LeaseLostToken.Register(
+            static state =>
+            {
+                var sessionLock = (SessionLock)state!;
+                sessionLock.MarkLost(new LeaseLostException($"The lock of {sessionLock} is lost: the broker refused its renewal, or its known expiry ({sessionLock.LockedUntil:O}) passed with no renewal answered."));
+            },
+            this);
+    }
+
+    /// <summary>
     /// Starts the keeper that renews the session lock when half of <paramref name="lockDuration"/> or less is left,
     /// on <paramref name="clock"/>, until <see cref="StopKeeperAsync"/> or the lock is lost. A renewal that finds the
     /// lock gone marks the session lost; a transient failure is retried until the lock's known expiry, which then
@@ -179,10 +249,16 @@ internal sealed class SessionLock : IDisposable
     /// <summary>Stops the keeper and waits for a renewal it has under way.</summary>
     public async Task StopKeeperAsync()
     {
-        await _stopKeeper.CancelAsync().ConfigureAwait(false);
+        if (Volatile.Read(ref _kept) is { } kept)
+        {
+            await _keptLost.DisposeAsync().ConfigureAwait(true);
+            kept.Dispose(); // released, not lost: closing the session is no loss
+        }
+
+        await _stopKeeper.CancelAsync().ConfigureAwait(true);
         if (_timer is { } timer)
         {
-            await timer.DisposeAsync().ConfigureAwait(false);
+            await timer.DisposeAsync().ConfigureAwait(true);
         }
 
 #pragma warning disable VSTHRD003 // the keeper's own renewal task, started by its timer
@@ -225,9 +301,58 @@ internal sealed class SessionLock : IDisposable
 
     public override string ToString() => $"session '{SessionId}' of the {Entity}";
 
+    /// <summary>Sends the one renew call that every request joins until it is answered.</summary>
+    private async Task SendRenewalAsync(TaskCompletionSource<DateTimeOffset> renewal)
+    {
+        try
+        {
+            CancellationToken stop;
+            try
+            {
+                stop = _stopKeeper.Token;
+            }
+            catch (ObjectDisposedException)
+            {
+                stop = new CancellationToken(canceled: true);
+            }
+
+            Interlocked.Increment(ref _renewCalls);
+            if (PriorityScheduler.CurrentLane?.Priority != LanePriority.Lease || Thread.CurrentThread.IsThreadPoolThread)
+            {
+                Interlocked.Increment(ref _renewCallsOffLeaseLane);
+            }
+
+            // No ConfigureAwait(false): the request comes from a keeper in the lease lane, and the answer goes back there.
+            await _receiver.RenewSessionLockAsync(stop).ConfigureAwait(true);
+            var lockedUntil = _receiver.SessionLockedUntil;
+            lock (_gate)
+            {
+                Volatile.Write(ref _lockedUntilTicks, lockedUntil.UtcTicks);
+                _renewal = null;
+            }
+
+            renewal.TrySetResult(lockedUntil);
+        }
+        catch (Exception ex)
+        {
+            var translated = ServiceBusErrors.Translate(ex, $"Renewing the lock of {this}", CancellationToken.None) ?? ex;
+            if (translated is LeaseLostException)
+            {
+                MarkLost(translated);
+            }
+
+            lock (_gate)
+            {
+                _renewal = null;
+            }
+
+            renewal.TrySetException(translated);
+        }
+    }
+
     private void ScheduleKeeper(TimeSpan? after)
     {
-        if (_stopKeeper.IsCancellationRequested || IsLost || _timer is not { } timer)
+        if (_stopKeeper.IsCancellationRequested || IsLost || IsKeptByLeaseKeeper || _timer is not { } timer)
         {
             return;
         }
@@ -248,7 +373,7 @@ internal sealed class SessionLock : IDisposable
     private async Task RenewFromKeeperAsync()
     {
         var stop = _stopKeeper.Token;
-        if (stop.IsCancellationRequested || IsLost)
+        if (stop.IsCancellationRequested || IsLost || IsKeptByLeaseKeeper)
         {
             return;
         }
@@ -261,7 +386,7 @@ internal sealed class SessionLock : IDisposable
 
         try
         {
-            await RenewAsync(stop).ConfigureAwait(false);
+            await RenewAsync(LockedUntil, stop).ConfigureAwait(false);
             ScheduleKeeper(null);
         }
         catch (LeaseLostException)

@@ -22,6 +22,9 @@ public sealed class ServiceBusPumpSessionEventArgs : EventArgs
     /// <summary>Gets the session's identifier.</summary>
     public string SessionId => _session.SessionId;
 
+    /// <summary>The session's source (its lock's accounting).</summary>
+    internal ServiceBusSessionMessageSource Source => _session;
+
     /// <summary>Gets when the session lock expires unless renewed (the processor renews it while the session is held).</summary>
     public DateTimeOffset SessionLockedUntil => _session.SessionLockedUntil;
 

@@ -29,7 +29,11 @@ namespace PriorityAsync.MessagePump.AzureServiceBus;
 /// Handler failures, lost locks, failed settlements and receives are reported as by <see cref="ServiceBusPumpProcessor"/>;
 /// <see cref="StopProcessingAsync"/> has its stop semantics (handlers finish within
 /// <see cref="ServiceBusPumpSessionProcessorOptions.ShutdownTimeout"/>, then are canceled and their messages abandoned),
-/// then closes the held sessions (raising <see cref="SessionClosingAsync"/>): nothing stays locked.
+/// then closes the held sessions (raising <see cref="SessionClosingAsync"/>): nothing stays locked. A session is never
+/// closed while a handler of it runs: a session whose canceled handler is still running when the pump has stopped
+/// stays held (its lock kept in the lease lane) and is closed — <see cref="SessionClosingAsync"/>, then its release —
+/// once that handler has ended, after the stop has returned; the processor's own scheduler and transport are disposed
+/// after it too. A handler that never ends keeps its session held.
 /// </para>
 /// </remarks>
 public sealed class ServiceBusPumpSessionProcessor : IAsyncDisposable
@@ -48,6 +52,7 @@ public sealed class ServiceBusPumpSessionProcessor : IAsyncDisposable
     private Func<ServiceBusPumpSessionEventArgs, Task>? _sessionClosing;
     private PriorityTaskScheduler? _ownedScheduler;
     private SessionRun? _run;
+    private Task _closingLater = Task.CompletedTask; // the sessions stopped runs close once their last handler ends
     private bool _disposed;
 
     /// <summary>Creates a session processor for a session-enabled queue on a transport the caller owns (and disposes after the processor).</summary>
@@ -190,14 +195,18 @@ public sealed class ServiceBusPumpSessionProcessor : IAsyncDisposable
             }
 
             var source = await _transport.OpenSessionsAsync(_entity, _options.MaxConcurrentSessions, _options.SourceOptions(), cancellationToken).ConfigureAwait(false);
-            var run = new SessionRun(source);
+            var scheduler = _options.Scheduler ?? (_ownedScheduler ??= new PriorityTaskScheduler());
+
+            // One keeper for every held session's lock, in the lease lane of the pump's scheduler; it outlives the
+            // source, so that a session whose handler outlasts the stop stays kept until it is closed.
+            var run = new SessionRun(source, new LeaseKeeper(scheduler, new LeaseKeeperOptions { Name = $"{Identifier}-session-locks" }, _logger));
+            source.SessionKeeper = run.Keeper;
             source.SessionIds = _options.SessionIds.Count > 0 ? [.. _options.SessionIds] : null;
             source.SessionIdleTimeout = _options.SessionIdleTimeout;
             source.SessionOpening = session => OpenAsync(run, session, initializing, error);
             source.SessionClosing = session => CloseAsync(run, session, closing, error);
             try
             {
-                var scheduler = _options.Scheduler ?? (_ownedScheduler ??= new PriorityTaskScheduler());
                 run.Pump = new PriorityMessagePump(
                     new ErrorReportingSource(source, ex => _handling.ReportAsync(error, ServiceBusErrors.Original(ex), ServiceBusErrorSource.Receive)),
                     (context, _) => HandleAsync(run, context, process, error),
@@ -213,6 +222,8 @@ public sealed class ServiceBusPumpSessionProcessor : IAsyncDisposable
             catch
             {
                 await source.DisposeAsync().ConfigureAwait(false);
+                await run.Keeper.DisposeAsync().ConfigureAwait(false);
+                run.Dispose();
                 throw;
             }
         }
@@ -225,7 +236,9 @@ public sealed class ServiceBusPumpSessionProcessor : IAsyncDisposable
     /// <summary>
     /// Stops receiving, lets running handlers finish within <see cref="ServiceBusPumpSessionProcessorOptions.ShutdownTimeout"/>,
     /// then cancels their tokens and abandons their messages, and closes the held sessions (raising
-    /// <see cref="SessionClosingAsync"/> for each): nothing stays locked. Does nothing when the processor is not processing.
+    /// <see cref="SessionClosingAsync"/> for each): nothing stays locked. A session whose handler is still running then
+    /// (it ignored its canceled token) is closed once that handler ends, after this call has returned: the stop keeps
+    /// its timeout, and a session is never released while its handler runs. Does nothing when the processor is not processing.
     /// </summary>
     /// <param name="cancellationToken">Ends the wait for running handlers early: their messages are abandoned at once, and the closing handlers' token is canceled.</param>
     /// <returns>A task that completes when the processor has stopped.</returns>
@@ -256,10 +269,15 @@ public sealed class ServiceBusPumpSessionProcessor : IAsyncDisposable
 
             _disposed = true;
             await StopCoreAsync(CancellationToken.None).ConfigureAwait(false);
-            _ownedScheduler?.Dispose();
-            if (_ownsTransport)
+            if (_closingLater.IsCompleted)
             {
-                await _transport.DisposeAsync().ConfigureAwait(false);
+                await DisposeOwnedAsync().ConfigureAwait(false);
+            }
+            else
+            {
+                // A session whose handler outlasted the stop is still held and kept, on the scheduler and the
+                // transport: they go once it is closed.
+                _ = DisposeOwnedAsync();
             }
         }
         finally
@@ -282,17 +300,50 @@ public sealed class ServiceBusPumpSessionProcessor : IAsyncDisposable
         try
         {
             await run.Pump!.StopAsync(cancellationToken).ConfigureAwait(false);
-            await run.HandlersGone.CancelAsync().ConfigureAwait(false); // a handler still running ignored its canceled token: closings wait no longer
+            run.PumpStopped.TrySetResult(); // a handler still running ignored its canceled token: its session is closed when it ends
             await run.Pump.DisposeAsync().ConfigureAwait(false);
         }
         finally
         {
             await run.Source.DisposeAsync().ConfigureAwait(false); // closes the held sessions, raising SessionClosingAsync
-            run.Dispose();
             lock (_handlersGate)
             {
                 _run = null;
             }
+
+            var closedLater = run.ClosedLaterAsync();
+            if (closedLater.IsCompleted)
+            {
+                await run.Keeper.DisposeAsync().ConfigureAwait(false);
+                run.Dispose();
+            }
+            else
+            {
+                _closingLater = Task.WhenAll(_closingLater, EndAfterAsync(run, closedLater));
+            }
+        }
+    }
+
+    /// <summary>Ends a stopped run once the sessions it closes after their last handler are closed: their lock's keeper stops then.</summary>
+    private static async Task EndAfterAsync(SessionRun run, Task closedLater)
+    {
+#pragma warning disable VSTHRD003 // the run's own closings, started by CloseAsync
+        await closedLater.ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
+#pragma warning restore VSTHRD003
+        await run.Keeper.DisposeAsync().ConfigureAwait(false);
+        run.Dispose();
+    }
+
+    /// <summary>Disposes what the processor created once the sessions still closing after their handlers are closed.</summary>
+    private async Task DisposeOwnedAsync()
+    {
+#pragma warning disable VSTHRD003 // the processor's own closings
+        await _closingLater.ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
+#pragma warning restore VSTHRD003
+        _ownedScheduler?.Dispose();
+        if (_ownsTransport)
+        {
+            await _transport.DisposeAsync().ConfigureAwait(false);
         }
     }
 
@@ -343,7 +394,12 @@ public sealed class ServiceBusPumpSessionProcessor : IAsyncDisposable
         }
     }
 
-    /// <summary>The source's hook for a session about to be released: waits for the acceptance's last handler, then raises <see cref="SessionClosingAsync"/>.</summary>
+    /// <summary>
+    /// The source's hook for a session about to be released: waits for the acceptance's last handler, then raises
+    /// <see cref="SessionClosingAsync"/>. When the pump stops first (a handler outlasted the shutdown timeout, its token
+    /// canceled), the session is taken over (<see cref="ServiceBusSessionMessageSource.ClosedByOwner"/>): still held,
+    /// its lock still kept, it is closed — the event raised, then the receiver closed — once that handler has ended.
+    /// </summary>
     private async Task CloseAsync(SessionRun run, ServiceBusSessionMessageSource session, Func<ServiceBusPumpSessionEventArgs, Task>? closing, Func<ProcessErrorEventArgs, Task> error)
     {
         if (!run.TryClose(session, out var handlersEnded))
@@ -351,9 +407,34 @@ public sealed class ServiceBusPumpSessionProcessor : IAsyncDisposable
             return; // never opened (its initializing failed), or closed already
         }
 
-#pragma warning disable VSTHRD003 // the run's own TaskCompletionSource (RunContinuationsAsynchronously), completed by the last handler's Exit
-        await handlersEnded.WaitAsync(run.HandlersGone.Token).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
+        if (!handlersEnded.IsCompleted)
+        {
+#pragma warning disable VSTHRD003 // the run's own TaskCompletionSources (RunContinuationsAsynchronously), completed by the last handler's Exit and the stop
+            await Task.WhenAny(handlersEnded, run.PumpStopped.Task).ConfigureAwait(false);
 #pragma warning restore VSTHRD003
+            if (!handlersEnded.IsCompleted)
+            {
+                session.ClosedByOwner = true;
+                run.CloseLater(CloseAfterHandlersAsync(run, session, handlersEnded, closing, error));
+                return;
+            }
+        }
+
+        await RaiseClosingAsync(run, session, closing, error).ConfigureAwait(false);
+    }
+
+    /// <summary>Closes a session taken over at the stop once its last handler has ended: <see cref="SessionClosingAsync"/>, then its receiver.</summary>
+    private async Task CloseAfterHandlersAsync(SessionRun run, ServiceBusSessionMessageSource session, Task handlersEnded, Func<ServiceBusPumpSessionEventArgs, Task>? closing, Func<ProcessErrorEventArgs, Task> error)
+    {
+#pragma warning disable VSTHRD003 // the run's own TaskCompletionSource, completed by the last handler's Exit
+        await handlersEnded.ConfigureAwait(false);
+#pragma warning restore VSTHRD003
+        await RaiseClosingAsync(run, session, closing, error).ConfigureAwait(false);
+        await session.DisposeAsync().ConfigureAwait(false);
+    }
+
+    private async Task RaiseClosingAsync(SessionRun run, ServiceBusSessionMessageSource session, Func<ServiceBusPumpSessionEventArgs, Task>? closing, Func<ProcessErrorEventArgs, Task> error)
+    {
         if (closing is null)
         {
             return;
@@ -388,20 +469,42 @@ public sealed class ServiceBusPumpSessionProcessor : IAsyncDisposable
     }
 
     /// <summary>One run, from start to stop: the source, the pump, and the acceptances open now.</summary>
-    private sealed class SessionRun(ServiceBusMultiSessionSource source) : IDisposable
+    private sealed class SessionRun(ServiceBusMultiSessionSource source, LeaseKeeper keeper) : IDisposable
     {
         private readonly Lock _gate = new();
         private readonly Dictionary<SessionLock, Acceptance> _open = [];
+        private readonly List<Task> _closedLater = [];
 
         public ServiceBusMultiSessionSource Source { get; } = source;
+
+        /// <summary>Keeps every held session's lock, from its accept until it is closed (past the stop, for a session closed later).</summary>
+        public LeaseKeeper Keeper { get; } = keeper;
+
+        /// <summary>Completed once the pump has stopped: a session whose handler still runs is then closed when it ends.</summary>
+        public TaskCompletionSource PumpStopped { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
+
+        public void CloseLater(Task closing)
+        {
+            lock (_gate)
+            {
+                _closedLater.Add(closing);
+            }
+        }
+
+        /// <summary>A task that completes when every session taken over at the stop is closed.</summary>
+        public Task ClosedLaterAsync()
+        {
+            lock (_gate)
+            {
+                return Task.WhenAll(_closedLater);
+            }
+        }
 
         public PriorityMessagePump? Pump { get; set; }
 
         /// <summary>Canceled when the stop waits no longer (its token): the session events' token.</summary>
         public CancellationTokenSource Stopping { get; } = new();
 
-        /// <summary>Canceled once the pump has stopped: a handler still running ignored its token, and closings stop waiting for it.</summary>
-        public CancellationTokenSource HandlersGone { get; } = new();
 
         public void Opened(ServiceBusSessionMessageSource session)
         {
@@ -475,7 +578,6 @@ public sealed class ServiceBusPumpSessionProcessor : IAsyncDisposable
         public void Dispose()
         {
             Stopping.Dispose();
-            HandlersGone.Dispose();
         }
     }
 }

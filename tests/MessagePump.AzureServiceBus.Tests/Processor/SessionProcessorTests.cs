@@ -183,11 +183,129 @@ public sealed class SessionProcessorTests
 
         processor.IsProcessing.Should().BeFalse();
         Volatile.Read(ref canceled).Should().Be(1, "the handler still running at the shutdown timeout has its token canceled");
+
+        // The canceled handler may end just after the stop returned: its session is closed once it has.
+        await Bounded.UntilAsync(() => Task.FromResult(log.EventsOf("a").Contains("close 1")), SbHarness.HangBound, "session a closed after its handler", TimeSpan.FromMilliseconds(5));
         log.EventsOf("a").Should().Equal("init 1", "start a0", "end a0", "close 1");
         log.AssertAcceptancesWellFormed("a");
         await NothingLockedAsync(queue); // the running handler's message is abandoned and every session released
         queue.CompletionsOf("a0").Should().Be(0);
         stopped.Should().BeGreaterThanOrEqualTo(TimeSpan.FromMilliseconds(500) - TimerGranularity, "the running handler was given the shutdown timeout");
+    }
+
+    /// <summary>
+    /// A handler that ignores its canceled token outlasts the stop: the stop returns at its shutdown timeout, but the
+    /// session stays held (closing it would free it to another consumer while its handler runs) and is closed — the
+    /// closing event, then its release — only once that handler has ended.
+    /// </summary>
+    [Fact]
+    public async Task A_session_whose_handler_outlasts_the_stop_is_closed_only_after_that_handler_has_ended()
+    {
+        await using var sb = await SbHarness.StartAsync();
+        var queue = CreateQueue(sb);
+        Send(queue, ["a"], perSession: 1);
+        var log = new SessionLog();
+        var started = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        var release = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        var tokenCanceled = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        await using var client = Client(sb);
+        await using var processor = client.CreatePumpSessionProcessor("orders", new ServiceBusPumpSessionProcessorOptions { MaxConcurrentSessions = 1, ShutdownTimeout = TimeSpan.FromMilliseconds(200) });
+        log.Attach(processor, async args =>
+        {
+            using var canceled = args.CancellationToken.Register(() => tokenCanceled.TrySetResult());
+            started.TrySetResult();
+            await release.Task; // ignores its token until the test lets it go
+        });
+
+        try
+        {
+            await processor.StartProcessingAsync();
+            await started.Task.WaitAsync(SbHarness.HangBound);
+            await processor.StopProcessingAsync();
+
+            processor.IsProcessing.Should().BeFalse();
+            tokenCanceled.Task.IsCompleted.Should().BeTrue("the stop canceled the handler's token at its shutdown timeout");
+            log.EventsOf("a").Should().Equal(["init 1", "start a0"], "the session is not closed while its handler runs");
+            queue.LockedCount.Should().Be(1, "the session (with its message) is still held by this processor, not released to another consumer");
+        }
+        finally
+        {
+            release.TrySetResult();
+        }
+
+        await Bounded.UntilAsync(() => Task.FromResult(log.EventsOf("a").Contains("close 1")), SbHarness.HangBound, "session a closed after its handler ended", TimeSpan.FromMilliseconds(5));
+        log.EventsOf("a").Should().Equal("init 1", "start a0", "end a0", "close 1");
+        log.AssertAcceptancesWellFormed("a");
+        await NothingLockedAsync(queue);
+        queue.CompletionsOf("a0").Should().Be(0, "the message was abandoned at the stop");
+    }
+
+    /// <summary>
+    /// One renewer per held session: a session held for several lock durations, first with its message out (a handler
+    /// that takes three lock durations), then idle (the idle timeout keeps it held three more), costs the broker at
+    /// most two session-lock renew calls per lock duration held, and every call is sent from the lease lane.
+    /// </summary>
+    [Fact]
+    public async Task A_held_session_is_renewed_at_most_twice_per_lock_duration_with_or_without_a_message_out_and_only_from_the_lease_lane()
+    {
+        var lockDuration = TimeSpan.FromSeconds(2);
+        await using var sb = await SbHarness.StartAsync();
+        var queue = sb.Broker.CreateQueue("orders", new ServiceBusTestEntityOptions { LockDuration = lockDuration, RequiresSession = true, MaxDeliveryCount = 10 });
+        Send(queue, ["a"], perSession: 1);
+        var held = new Stopwatch();
+        var closed = new TaskCompletionSource<(int Calls, int OffLane, TimeSpan Held, bool Lost)>(TaskCreationOptions.RunContinuationsAsynchronously);
+        var errors = new ConcurrentQueue<Exception>();
+        var handlerCanceled = 0;
+        await using var client = Client(sb);
+        await using var processor = client.CreatePumpSessionProcessor("orders", new ServiceBusPumpSessionProcessorOptions
+        {
+            MaxConcurrentSessions = 1,
+            LockDuration = lockDuration,
+            SessionIdleTimeout = lockDuration * 3,
+        });
+        processor.SessionInitializingAsync += _ =>
+        {
+            held.Start();
+            return Task.CompletedTask;
+        };
+        processor.SessionClosingAsync += args =>
+        {
+            held.Stop();
+            var sessionLock = args.Source.Lock;
+            closed.TrySetResult((sessionLock.RenewCalls, sessionLock.RenewCallsOffLeaseLane, held.Elapsed, sessionLock.IsLost));
+            return Task.CompletedTask;
+        };
+        processor.ProcessErrorAsync += args =>
+        {
+            errors.Enqueue(args.Exception);
+            return Task.CompletedTask;
+        };
+        processor.ProcessMessageAsync += async args =>
+        {
+            try
+            {
+                await Task.Delay(lockDuration * 3, args.CancellationToken);
+            }
+            catch (OperationCanceledException)
+            {
+                Interlocked.Increment(ref handlerCanceled);
+                throw;
+            }
+        };
+
+        await processor.StartProcessingAsync();
+        var (calls, offLane, heldFor, lost) = await closed.Task.WaitAsync(SbHarness.HangBound);
+        await processor.StopProcessingAsync();
+
+        var lockDurationsHeld = heldFor / lockDuration;
+        lockDurationsHeld.Should().BeGreaterThan(5, "the session was held for its handler and then its idle timeout");
+        lost.Should().BeFalse();
+        Volatile.Read(ref handlerCanceled).Should().Be(0, "the lock was kept: the handler's token was never canceled");
+        errors.Should().BeEmpty();
+        queue.CompletionsOf("a0").Should().Be(1);
+        calls.Should().BeGreaterThan(0).And.BeLessThanOrEqualTo((int)Math.Floor(2 * lockDurationsHeld), "one renewer, at half the lock: at most two calls per lock duration held");
+        queue.RenewCount.Should().Be(calls, "the broker saw exactly the calls the session sent: no message renewal of its own");
+        offLane.Should().Be(0, "every renew call was sent from the lease lane, none from the thread pool");
     }
 
     /// <summary>

@@ -28,6 +28,18 @@ public sealed class OptionsAndArgumentTests
     }
 
     [Fact]
+    public void A_time_provider_is_a_public_option_and_one_that_does_not_tell_utc_is_rejected()
+    {
+        var clock = new FakeTimeProviderAtOffset(TimeSpan.Zero);
+        var options = new ServiceBusSourceOptions { TimeProvider = clock };
+        options.Validate();
+        options.Clone().TimeProvider.Should().BeSameAs(clock, "the copy a source takes keeps the clock");
+
+        new Action(new ServiceBusSourceOptions { TimeProvider = new FakeTimeProviderAtOffset(TimeSpan.FromHours(1)) }.Validate)
+            .Should().Throw<ArgumentOutOfRangeException>().Which.ParamName.Should().Be("TimeProvider");
+    }
+
+    [Fact]
     public async Task An_undefined_sub_queue_is_rejected_and_the_session_sources_refuse_a_sub_queue_naming_the_options()
     {
         new Action(new ServiceBusSourceOptions { SubQueue = (SubQueue)7 }.Validate).Should().Throw<ArgumentOutOfRangeException>().Which.ParamName.Should().Be("SubQueue");
@@ -142,5 +154,11 @@ public sealed class OptionsAndArgumentTests
         public override AccessToken GetToken(TokenRequestContext requestContext, CancellationToken cancellationToken) => throw new NotSupportedException();
 
         public override ValueTask<AccessToken> GetTokenAsync(TokenRequestContext requestContext, CancellationToken cancellationToken) => throw new NotSupportedException();
+    }
+
+    /// <summary>A clock whose GetUtcNow carries <paramref name="offset"/> (a broken clock when it is not zero).</summary>
+    private sealed class FakeTimeProviderAtOffset(TimeSpan offset) : TimeProvider
+    {
+        public override DateTimeOffset GetUtcNow() => new DateTimeOffset(2026, 1, 1, 0, 0, 0, TimeSpan.Zero).ToOffset(offset);
     }
 }
