@@ -80,7 +80,8 @@ internal static class ServiceBusErrors
 
     /// <summary>
     /// The exception to throw when a receive or an accept fails: besides <see cref="Translate"/>, a missing entity,
-    /// missing rights, or a session mismatch become an <see cref="InvalidOperationException"/> that names the entity.
+    /// missing rights, or a session mismatch become an <see cref="InvalidOperationException"/> that names the entity. Each
+    /// is told by the SDK's exception type or <see cref="ServiceBusException.Reason"/>, never by its message text.
     /// </summary>
     public static Exception? TranslateReceive(Exception exception, ServiceBusEntity entity, bool sessions, CancellationToken cancellationToken)
     {
@@ -92,14 +93,28 @@ internal static class ServiceBusErrors
                 return Translate(exception, $"Receiving from the {entity}", cancellationToken);
             case UnauthorizedAccessException:
                 return new InvalidOperationException($"The credentials may not receive from the {entity}: they need the Listen right (the 'Azure Service Bus Data Receiver' role) ({Describe(exception)}).", exception);
-            case InvalidOperationException when !sessions && exception.Message.Contains("session", StringComparison.OrdinalIgnoreCase):
-                return new InvalidOperationException($"The {entity} requires sessions: receive from it with a ServiceBusSessionMessageSource ({Describe(exception)}).", exception);
-            case InvalidOperationException when sessions && exception.Message.Contains("session", StringComparison.OrdinalIgnoreCase):
-                return new InvalidOperationException($"The {entity} does not require sessions: receive from it with a ServiceBusMessageSource ({Describe(exception)}).", exception);
+            case InvalidOperationException when exception.GetType() == typeof(InvalidOperationException):
+                return SessionMismatch(exception, entity, sessions);
             default:
                 return Translate(exception, $"Receiving from the {entity}", cancellationToken);
         }
     }
+
+    /// <summary>
+    /// The <see cref="InvalidOperationException"/> for a receive link the broker refused as not allowed, which on a
+    /// receive is a session mismatch: an entity that requires sessions refuses a receiver without one, and one that does
+    /// not refuses a session receiver.
+    /// </summary>
+    /// <remarks>
+    /// The SDK gives this refusal no <see cref="ServiceBusFailureReason"/>: it maps the broker's <c>amqp:not-allowed</c>
+    /// to a plain <see cref="InvalidOperationException"/>, the type it also throws from some checks of its own (a closed
+    /// receiver's <see cref="ObjectDisposedException"/>, a subtype, is handled before). The exact type is all there is to
+    /// tell the refusal by, so a plain <see cref="InvalidOperationException"/> of a receive thrown for another reason is
+    /// reported as this mismatch too; the SDK's own message stays in the text and as the inner exception.
+    /// </remarks>
+    private static InvalidOperationException SessionMismatch(Exception exception, ServiceBusEntity entity, bool sessions) => sessions
+        ? new InvalidOperationException($"The broker refused a session receiver of the {entity} ({Describe(exception)}): an entity that does not require sessions refuses one; receive from it with a ServiceBusMessageSource.", exception)
+        : new InvalidOperationException($"The broker refused a receiver of the {entity} ({Describe(exception)}): an entity that requires sessions refuses a receiver without a session; receive from it with a ServiceBusSessionMessageSource.", exception);
 
     /// <summary>
     /// The <see cref="InvalidOperationException"/> for a missing or disabled entity (<see cref="IsEntityUnavailable"/>),

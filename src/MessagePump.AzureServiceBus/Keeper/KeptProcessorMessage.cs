@@ -9,9 +9,6 @@ internal sealed class KeptProcessorMessage(ProcessMessageEventArgs args) : KeptS
     protected override DateTimeOffset SdkLockedUntil => Message.LockedUntil;
 
     /// <inheritdoc />
-    protected override bool SettlesThroughArgs => true;
-
-    /// <inheritdoc />
     protected override string LockName => $"the lock of {this}";
 
     /// <inheritdoc />

@@ -13,12 +13,11 @@ namespace PriorityAsync.MessagePump.AzureServiceBus;
 /// <para>
 /// Dispose the handle (<c>using var lease = keeper.Keep(args, processor);</c>) when the handler is done; pass
 /// <see cref="LeaseHandle.LeaseLostToken"/> to the work, which a lost lock cancels. A renewal the broker refuses
-/// because the message was settled — through the handle, through the processor's args inside the handler (the SDK
-/// marks the message settled once the broker answered; a refusal that comes back before that answer waits for it up to
-/// the keeper's worst recent renew round trip, at least 1 s and never past the lock's known expiry, before it counts as
-/// lost), or by the processor's auto-complete after the handle was disposed — is not a lost lock. A
-/// <see cref="ServiceBusReceiver"/> marks nothing: in a receiver loop, settle through
-/// the handle, or dispose it before settling through the receiver.
+/// because the message was settled through the handle (<see cref="LeaseHandle.CompleteAsync"/>, which stops renewing
+/// before the call is sent), or by the processor's auto-complete after the handle was disposed, is not a lost lock. The
+/// SDK has no public "settled" state, so a settlement through the processor's args or the receiver while the handle is
+/// still kept is not seen: a renewal it makes the broker refuse is reported as a lost lock. Settle through the handle,
+/// or dispose it before settling through the args or the receiver.
 /// </para>
 /// <para>
 /// A processor must not renew the locks itself: its own renewal (<see cref="ServiceBusProcessorOptions.MaxAutoLockRenewalDuration"/>,
@@ -35,7 +34,7 @@ public static class ServiceBusLeaseKeeperExtensions
     /// <param name="keeper">The keeper.</param>
     /// <param name="args">The handler's arguments; the lock is renewed with <see cref="ProcessMessageEventArgs.RenewMessageLockAsync"/>.</param>
     /// <param name="processor">The processor that called the handler, to check that its own lock renewal is off.</param>
-    /// <returns>The lease's handle: dispose it when the handler ends; settle through it or through <paramref name="args"/>.</returns>
+    /// <returns>The lease's handle: dispose it when the handler ends; settle through it, or through <paramref name="args"/> once it is disposed.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="keeper"/>, <paramref name="args"/> or <paramref name="processor"/> is null.</exception>
     /// <exception cref="ArgumentException">
     /// <paramref name="processor"/>'s <see cref="ServiceBusProcessor.MaxAutoLockRenewalDuration"/> is not zero (it would

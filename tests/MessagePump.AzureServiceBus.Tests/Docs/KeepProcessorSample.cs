@@ -3,64 +3,24 @@ using Azure.Messaging.ServiceBus;
 namespace PriorityAsync.MessagePump.AzureServiceBus.Tests.Docs;
 
 /// <summary>
-/// The before/after of docs/keep-your-servicebusprocessor.md: a <see cref="ServiceBusProcessor"/> consumer, and the same
-/// consumer with its locks kept by a <see cref="LeaseKeeper"/>. Both compile; <see cref="KeepProcessorSampleTests"/>
-/// counts the lines that differ and runs the kept side against the test broker.
+/// The other samples of docs/keep-your-servicebusprocessor.md (its before/after are KeepProcessorBefore.cs and
+/// KeepProcessorAfter.cs): a handler that settles through the handle, and a receiver loop. <see cref="KeepProcessorSampleTests"/>
+/// runs them against the test broker.
 /// </summary>
 internal static class KeepProcessorSample
 {
-    internal static class Before
+    internal static class SettleThroughHandle
     {
-        // <before>
-        public static async Task RunAsync(ServiceBusClient client, Func<BinaryData, CancellationToken, Task> handle, CancellationToken stop)
+        /// <summary>Hands <paramref name="processor"/> a handler that keeps each lock and completes the message through the handle.</summary>
+        public static void Attach(ServiceBusProcessor processor, LeaseKeeper keeper, Func<BinaryData, CancellationToken, Task> handle)
         {
-            await using var processor = client.CreateProcessor("orders", new ServiceBusProcessorOptions
-            {
-                MaxConcurrentCalls = 16,
-            });
-            processor.ProcessMessageAsync += async args =>
-            {
-                await handle(args.Message.Body, args.CancellationToken);
-            };
-            processor.ProcessErrorAsync += args =>
-            {
-                Console.Error.WriteLine($"{args.ErrorSource}: {args.Exception.Message}");
-                return Task.CompletedTask;
-            };
-            await processor.StartProcessingAsync(stop);
-            await Task.Delay(Timeout.InfiniteTimeSpan, stop).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
-            await processor.StopProcessingAsync(CancellationToken.None);
-        }
-        // </before>
-    }
-
-    internal static class After
-    {
-        // <after>
-        public static async Task RunAsync(ServiceBusClient client, Func<BinaryData, CancellationToken, Task> handle, CancellationToken stop)
-        {
-            using var scheduler = new PriorityTaskScheduler();            // its reserved worker runs the keeper
-            await using var keeper = new LeaseKeeper(scheduler);
-            await using var processor = client.CreateProcessor("orders", new ServiceBusProcessorOptions
-            {
-                MaxConcurrentCalls = 16,
-                MaxAutoLockRenewalDuration = TimeSpan.Zero,               // the keeper renews, not a loop on the pool
-            });
             processor.ProcessMessageAsync += async args =>
             {
                 using var lease = keeper.Keep(args, processor);
-                await handle(args.Message.Body, lease.LeaseLostToken);    // canceled if the lock is lost
+                await handle(args.Message.Body, lease.LeaseLostToken);
+                await lease.CompleteAsync(CancellationToken.None);            // not args.CompleteMessageAsync: the keeper sees it
             };
-            processor.ProcessErrorAsync += args =>
-            {
-                Console.Error.WriteLine($"{args.ErrorSource}: {args.Exception.Message}");
-                return Task.CompletedTask;
-            };
-            await processor.StartProcessingAsync(stop);
-            await Task.Delay(Timeout.InfiniteTimeSpan, stop).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
-            await processor.StopProcessingAsync(CancellationToken.None);
         }
-        // </after>
     }
 
     internal static class Receiver

@@ -1,24 +1,64 @@
+using System.Globalization;
+using System.Text.RegularExpressions;
 using Azure.Messaging.ServiceBus;
 using PriorityAsync.MessagePump.AzureServiceBus.Testing;
 using PriorityAsync.MessagePump.AzureServiceBus.Tests.Support;
 
 namespace PriorityAsync.MessagePump.AzureServiceBus.Tests.Docs;
 
-/// <summary>The before/after of docs/keep-your-servicebusprocessor.md: the count of changed lines the page gives, and the kept side run.</summary>
+/// <summary>The samples of docs/keep-your-servicebusprocessor.md: the count of changed lines the page gives, checked on its own blocks, and the samples run.</summary>
 [Collection(RealTimeCollection.Name)]
 public sealed class KeepProcessorSampleTests
 {
     [Fact]
-    public void The_after_changes_five_lines_of_the_before()
+    public void The_count_of_changed_lines_the_page_gives_is_that_of_its_own_before_and_after_blocks_usings_included()
     {
-        var file = File.ReadAllLines(Path.Combine(RepositoryRoot.Find(), "tests", "MessagePump.AzureServiceBus.Tests", "Docs", "KeepProcessorSample.cs"));
-        var before = Region(file, "before");
-        var after = Region(file, "after");
+        var root = RepositoryRoot.Find();
+        var page = File.ReadAllText(Path.Combine(root, "docs", "keep-your-servicebusprocessor.md"));
+        var section = page[page.IndexOf("## Before and after", StringComparison.Ordinal)..];
+        var blocks = CSharpBlocks(section);
+        var before = Lines(blocks[0]);
+        var after = Lines(blocks[1]);
+        var stated = Regex.Match(section, @"\*\*(\d+) lines change\*\* \((\d+) added, (\d+) changed", RegexOptions.None, TimeSpan.FromSeconds(1));
+        stated.Success.Should().BeTrue("the page states the count as \"**N lines change** (A added, C changed\"");
+        var (changes, added, changed) = (int.Parse(stated.Groups[1].Value, CultureInfo.InvariantCulture), int.Parse(stated.Groups[2].Value, CultureInfo.InvariantCulture), int.Parse(stated.Groups[3].Value, CultureInfo.InvariantCulture));
 
         var common = CommonLines(before, after);
 
-        (after.Count - common).Should().Be(5, "the page says five lines of the after are new or changed");
-        (before.Count - common).Should().Be(1, "one line of the before changes (the handler's token), none is removed");
+        before.Should().Contain(l => l.StartsWith("using ", StringComparison.Ordinal), "the before is a whole file, its usings included");
+        after.Where(l => l.StartsWith("using PriorityAsync", StringComparison.Ordinal)).Should().HaveCount(3, "the after's usings are part of what changes");
+        (after.Count - common).Should().Be(changes, "the page says that many lines of the after are new or changed");
+        (before.Count - common).Should().Be(changed, "the page says that many lines of the before change, none is removed");
+        (changes - changed).Should().Be(added);
+        var readme = File.ReadAllText(Path.Combine(root, "README.md"));
+        Regex.Match(readme, @"keep its locks: (\d+) lines change", RegexOptions.None, TimeSpan.FromSeconds(1)).Groups[1].Value.Should().Be(changes.ToString(CultureInfo.InvariantCulture), "README.md repeats the page's count");
+    }
+
+    [Fact]
+    public async Task A_handler_that_completes_through_the_handle_keeps_the_lock_past_its_duration_and_no_loss_is_counted()
+    {
+        await using var broker = await ServiceBusTestBroker.StartAsync();
+        var queue = broker.CreateQueue("orders", new ServiceBusTestEntityOptions { LockDuration = TimeSpan.FromSeconds(2) });
+        queue.Send("a"u8.ToArray(), "a");
+        await using var client = new ServiceBusClient(broker.ConnectionString, SbHarness.ClientOptions());
+        using var scheduler = new PriorityTaskScheduler();
+        await using var keeper = new LeaseKeeper(scheduler);
+        await using var processor = client.CreateProcessor("orders", new ServiceBusProcessorOptions { AutoCompleteMessages = false, MaxAutoLockRenewalDuration = TimeSpan.Zero });
+        var handled = 0;
+        KeepProcessorSample.SettleThroughHandle.Attach(processor, keeper, async (_, _) =>
+        {
+            Interlocked.Increment(ref handled);
+            await Task.Delay(TimeSpan.FromSeconds(5), CancellationToken.None); // 2.5 locks
+        });
+        processor.ProcessErrorAsync += _ => Task.CompletedTask;
+
+        await processor.StartProcessingAsync();
+        await Bounded.UntilAsync(() => Task.FromResult(queue.CompletedCount == 1), SbHarness.HangBound, "the completion");
+        await processor.StopProcessingAsync();
+
+        handled.Should().Be(1, "the lock was kept: no redelivery");
+        queue.CompletionsOf("a").Should().Be(1);
+        keeper.GetStatistics().LeasesLost.Should().Be(0);
     }
 
     [Fact]
@@ -32,7 +72,7 @@ public sealed class KeepProcessorSampleTests
         var handled = 0;
         var canceled = false;
 
-        var run = KeepProcessorSample.After.RunAsync(
+        var run = KeepProcessorSamples.After.OrdersConsumer.RunAsync(
             client,
             async (_, cancellationToken) =>
             {
@@ -101,13 +141,13 @@ public sealed class KeepProcessorSampleTests
         lost.Count(l => l.BeforeKept).Should().Be((int)keeper.GetStatistics().LeasesLost - 1, "every other loss is a delivery handed over with its lock gone, counted and never handled");
     }
 
-    private static List<string> Region(string[] file, string name)
-    {
-        var start = Array.FindIndex(file, l => l.Trim() == $"// <{name}>");
-        var end = Array.FindIndex(file, l => l.Trim() == $"// </{name}>");
-        start.Should().BeGreaterThan(-1);
-        return [.. file[(start + 1)..end].Select(WithoutComment).Where(l => l.Length > 0)];
-    }
+    /// <summary>The bodies of the C# blocks of <paramref name="markdown"/>, in order.</summary>
+    private static List<string> CSharpBlocks(string markdown) =>
+        [.. Regex.Matches(markdown, "^```csharp\\n(.*?)^```$", RegexOptions.Multiline | RegexOptions.Singleline, TimeSpan.FromSeconds(1)).Select(m => m.Groups[1].Value)];
+
+    /// <summary>A block's lines as a diff compares them: trailing comments, indentation and blank lines left out.</summary>
+    private static List<string> Lines(string block) =>
+        [.. block.Split('\n').Select(WithoutComment).Where(l => l.Length > 0)];
 
     private static string WithoutComment(string line)
     {
