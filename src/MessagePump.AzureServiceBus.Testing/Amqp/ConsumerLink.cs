@@ -114,14 +114,16 @@ internal sealed class ConsumerLink : IConsumer
                 var properties = new List<KeyValuePair<string, object>>();
                 foreach (var (key, value) in rejected.Error?.Info ?? [])
                 {
+                    // As Service Bus: only a string reason or description is one; any other value stays an
+                    // application property of that name, and the reason (or description) is left unset.
                     var name = key.Key.ToString();
-                    if (string.Equals(name, AmqpCodec.DeadLetterReasonProperty, StringComparison.Ordinal))
+                    if (value is string reasonText && string.Equals(name, AmqpCodec.DeadLetterReasonProperty, StringComparison.Ordinal))
                     {
-                        reason = value as string;
+                        reason = reasonText;
                     }
-                    else if (string.Equals(name, AmqpCodec.DeadLetterDescriptionProperty, StringComparison.Ordinal))
+                    else if (value is string descriptionText && string.Equals(name, AmqpCodec.DeadLetterDescriptionProperty, StringComparison.Ordinal))
                     {
-                        description = value as string;
+                        description = descriptionText;
                     }
                     else if (name is not null && value is not null)
                     {
