@@ -27,6 +27,13 @@ public sealed partial class ServiceBusTestBroker
             }
 
             result = action(now);
+
+            // A session lock the action ended (a lost-lock fault) is freed and signalled now, not at the next sweep.
+            foreach (var queue in _queues.Values)
+            {
+                queue.SweepSessionsLocked(now, lostSessionHolders);
+            }
+
             for (var i = _sessionWaiters.Count - 1; i >= 0; i--)
             {
                 var waiter = _sessionWaiters[i];
@@ -58,6 +65,26 @@ public sealed partial class ServiceBusTestBroker
 
         Deliver(deliveries);
         return result;
+    }
+
+    /// <summary>Ends a held session's lock now and detaches its holder's link; false when nobody holds the session.</summary>
+    internal Task<bool> LoseSessionLockAsync(string entityPath, string sessionId)
+    {
+        var queue = FindQueue(entityPath);
+        if (queue is null || queue.IsDeadLetterQueue || !queue.RequiresSession)
+        {
+            throw new ArgumentException($"The broker has no session entity '{entityPath}'.", nameof(entityPath));
+        }
+
+        var holder = Operate(now =>
+        {
+            var held = queue.HeldSessionLocked(sessionId)?.Holder;
+            queue.ForfeitSessionLockLocked(sessionId, now);
+            return held;
+        });
+        return holder is ConsumerLink link
+            ? link.Detached.ContinueWith(static _ => true, CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default)
+            : Task.FromResult(false);
     }
 
     internal void AddSessionWaiterLocked(SessionWaiter waiter) => _sessionWaiters.Add(waiter);

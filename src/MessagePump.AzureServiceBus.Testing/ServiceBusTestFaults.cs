@@ -1,6 +1,6 @@
 namespace PriorityAsync.MessagePump.AzureServiceBus.Testing;
 
-/// <summary>Faults a <see cref="ServiceBusTestBroker"/> injects on demand: late or failed renewals, failed receives, detached links.</summary>
+/// <summary>Faults a <see cref="ServiceBusTestBroker"/> injects on demand: late or failed renewals, failed receives, detached links, lost session locks.</summary>
 public sealed class ServiceBusTestFaults
 {
     private readonly ServiceBusTestBroker _broker;
@@ -67,6 +67,26 @@ public sealed class ServiceBusTestFaults
     /// <param name="entityPath">Only the receivers of this entity path; every receiver when null.</param>
     /// <returns>A task that completes when each client has answered its link's detach (or the link was aborted).</returns>
     public Task DetachReceiveLinksAsync(string? entityPath = null) => _broker.DetachConsumersAsync(entityPath);
+
+    /// <summary>
+    /// Loses the lock of a session a receiver holds, as the service does when the session's lock runs out or it moves
+    /// the session: the session is released at once (its locked messages come back, another receiver may accept it)
+    /// and the holder's receive link is detached with <c>com.microsoft:session-lock-lost</c>. The 7.21 client then
+    /// reports its <c>ServiceBusSessionReceiver</c> closed (<c>IsClosed</c> is true) and refuses its next operations.
+    /// </summary>
+    /// <param name="entityPath">The session queue or subscription (<c>topic/Subscriptions/sub</c>).</param>
+    /// <param name="sessionId">The session.</param>
+    /// <returns>
+    /// A task that completes when the client has answered the holder's detach (or the link was aborted): true, or false
+    /// at once when no receiver held the session.
+    /// </returns>
+    /// <exception cref="ArgumentException"><paramref name="entityPath"/> is not a session entity of the broker, or an argument is null or white space.</exception>
+    public Task<bool> LoseSessionLockAsync(string entityPath, string sessionId)
+    {
+        ArgumentException.ThrowIfNullOrWhiteSpace(entityPath);
+        ArgumentException.ThrowIfNullOrWhiteSpace(sessionId);
+        return _broker.LoseSessionLockAsync(entityPath, sessionId);
+    }
 
     internal ServiceBusTestFault? TakeRenewalFault() => Take(_renewalFaults);
 

@@ -12,26 +12,7 @@ public sealed partial class ServiceBusTestQueue
     /// </summary>
     internal void SweepLocked(DateTimeOffset now, List<IConsumer> lostSessionHolders)
     {
-        List<string>? expiredSessions = null;
-        foreach (var session in _sessions.Values)
-        {
-            if (session.Holder is not null && session.LockedUntil <= now)
-            {
-                (expiredSessions ??= []).Add(session.SessionId);
-            }
-        }
-
-        if (expiredSessions is not null)
-        {
-            foreach (var id in expiredSessions)
-            {
-                var session = _sessions[id];
-                Debug.Assert(session.Holder is not null, "Only held sessions expire.");
-                lostSessionHolders.Add(session.Holder);
-                ReleaseSessionLocked(session, now);
-            }
-        }
-
+        SweepSessionsLocked(now, lostSessionHolders);
         List<StoredMessage>? expired = null;
         foreach (var message in _locked.Values)
         {
@@ -51,6 +32,30 @@ public sealed partial class ServiceBusTestQueue
 
         ExpireLocked(now);
         _consumers.RemoveAll(c => c.IsClosed);
+    }
+
+    /// <summary>Frees the sessions whose locks ran out on <paramref name="now"/> and adds their holders to <paramref name="lostSessionHolders"/>.</summary>
+    internal void SweepSessionsLocked(DateTimeOffset now, List<IConsumer> lostSessionHolders)
+    {
+        List<string>? expiredSessions = null;
+        foreach (var session in _sessions.Values)
+        {
+            if (session.Holder is not null && session.LockedUntil <= now)
+            {
+                (expiredSessions ??= []).Add(session.SessionId);
+            }
+        }
+
+        if (expiredSessions is not null)
+        {
+            foreach (var id in expiredSessions)
+            {
+                var session = _sessions[id];
+                Debug.Assert(session.Holder is not null, "Only held sessions expire.");
+                lostSessionHolders.Add(session.Holder);
+                ReleaseSessionLocked(session, now);
+            }
+        }
     }
 
     /// <summary>The earliest lock or session-lock expiry, if any.</summary>

@@ -101,7 +101,7 @@ public sealed partial class ServiceBusTestQueue
         }
     }
 
-    /// <summary>Ends a session's lock now (the session-lock-lost fault): the session is released at the next sweep.</summary>
+    /// <summary>Ends a session's lock now (a lost-lock fault): the session is freed, and its holder detached, when the operation ends.</summary>
     internal void ForfeitSessionLockLocked(string sessionId, DateTimeOffset now)
     {
         if (_sessions.TryGetValue(sessionId, out var session) && session.Holder is not null && session.LockedUntil > now)

@@ -67,6 +67,51 @@ public sealed class FaultTests
     }
 
     [Fact]
+    public async Task LoseSessionLockAsync_releases_a_held_session_and_detaches_its_holder_with_session_lock_lost()
+    {
+        await using var harness = await BrokerHarness.StartAsync(maxRetries: 0);
+        var queue = harness.Broker.CreateQueue("lose-session", new ServiceBusTestEntityOptions { RequiresSession = true });
+        queue.Send("x"u8.ToArray(), messageId: "x", sessionId: "s");
+        await using var first = await harness.Client.AcceptSessionAsync("lose-session", "s");
+        var held = await Receive.OneAsync(first);
+
+        var lost = await harness.Broker.Faults.LoseSessionLockAsync("lose-session", "s");
+
+        lost.Should().BeTrue();
+        first.IsClosed.Should().BeTrue("the client answered the detach before the task completed");
+        queue.LockedCount.Should().Be(0, "the session's locked message came back at once");
+        var complete = () => first.CompleteMessageAsync(held);
+        await complete.Should().ThrowAsync<ObjectDisposedException>("the 7.21 client refuses operations on a session receiver whose link was detached");
+        await using var second = await harness.Client.AcceptSessionAsync("lose-session", "s");
+        (await Receive.OneAsync(second)).DeliveryCount.Should().Be(2);
+        (await harness.Broker.Faults.LoseSessionLockAsync("lose-session", "nobody")).Should().BeFalse("no receiver holds that session");
+        var unknown = () => harness.Broker.Faults.LoseSessionLockAsync("no-such-queue", "s");
+        await unknown.Should().ThrowAsync<ArgumentException>();
+    }
+
+    [Fact]
+    public async Task A_lock_lost_session_renewal_detaches_the_holders_link_at_once()
+    {
+        await using var harness = await BrokerHarness.StartAsync(maxRetries: 0);
+        var queue = harness.Broker.CreateQueue("renew-session-fault", new ServiceBusTestEntityOptions { RequiresSession = true });
+        queue.Send("x"u8.ToArray(), messageId: "x", sessionId: "s");
+        await using var first = await harness.Client.AcceptSessionAsync("renew-session-fault", "s");
+        await Receive.OneAsync(first);
+        harness.Broker.Faults.FailNextRenewals(1, ServiceBusTestFault.LockLost);
+
+        var renew = () => first.RenewSessionLockAsync();
+
+        (await renew.Should().ThrowAsync<ServiceBusException>()).Which.Reason.Should().Be(ServiceBusFailureReason.SessionLockLost);
+        using var bound = new CancellationTokenSource(BrokerHarness.HangBound);
+        while (!first.IsClosed)
+        {
+            await Task.Delay(10, bound.Token);
+        }
+
+        queue.LockedCount.Should().Be(0);
+    }
+
+    [Fact]
     public async Task A_faulted_receive_surfaces_as_a_transient_server_busy_error()
     {
         await using var harness = await BrokerHarness.StartAsync(maxRetries: 0);

@@ -14,7 +14,6 @@ internal sealed class ConsumerLink : IConsumer
     private readonly SendingAmqpLink _link;
     private readonly TaskCompletionSource _detached = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private volatile bool _closed;
-    private volatile bool _sessionLost;
     private int _credit;
 
     public ConsumerLink(ServiceBusTestBroker broker, SendingAmqpLink link, ServiceBusTestQueue queue)
@@ -74,19 +73,12 @@ internal sealed class ConsumerLink : IConsumer
     }
 
     /// <summary>
-    /// The session this link held was lost (its lock expired, so another receiver may take it). From now on the link gets
-    /// nothing, and it is detached with <c>com.microsoft:session-lock-lost</c>: now when a receive is waiting (credit
-    /// outstanding), otherwise when the client next asks for messages. (The 7.21 client then marks its session receiver
-    /// closed: that receive returns what it has, later calls throw, a session processor reports the error and moves on.)
+    /// The session this link held was lost (its lock expired or was lost on demand, so another receiver may take it).
+    /// As Service Bus does, the link is detached now with <c>com.microsoft:session-lock-lost</c>, whether or not a
+    /// receive is waiting: the client learns of the loss before its next operation, which then fails instead of
+    /// working on a session it no longer holds.
     /// </summary>
-    public void OnSessionLost()
-    {
-        _sessionLost = true;
-        if (Credit > 0)
-        {
-            Close(ServiceBusSymbols.SessionLockLost, SessionLockLostDescription);
-        }
-    }
+    public void OnSessionLost() => Close(ServiceBusSymbols.SessionLockLost, SessionLockLostDescription);
 
     public void Send(PendingDelivery delivery)
     {
@@ -122,14 +114,16 @@ internal sealed class ConsumerLink : IConsumer
                 var properties = new List<KeyValuePair<string, object>>();
                 foreach (var (key, value) in rejected.Error?.Info ?? [])
                 {
+                    // As Service Bus: only a string reason or description is one; any other value stays an
+                    // application property of that name, and the reason (or description) is left unset.
                     var name = key.Key.ToString();
-                    if (string.Equals(name, AmqpCodec.DeadLetterReasonProperty, StringComparison.Ordinal))
+                    if (value is string reasonText && string.Equals(name, AmqpCodec.DeadLetterReasonProperty, StringComparison.Ordinal))
                     {
-                        reason = value as string;
+                        reason = reasonText;
                     }
-                    else if (string.Equals(name, AmqpCodec.DeadLetterDescriptionProperty, StringComparison.Ordinal))
+                    else if (value is string descriptionText && string.Equals(name, AmqpCodec.DeadLetterDescriptionProperty, StringComparison.Ordinal))
                     {
-                        description = value as string;
+                        description = descriptionText;
                     }
                     else if (name is not null && value is not null)
                     {
@@ -177,12 +171,6 @@ internal sealed class ConsumerLink : IConsumer
         {
             var (condition, description) = FaultErrors.For(fault, SessionId is not null);
             Close(condition, description);
-            return;
-        }
-
-        if (_sessionLost)
-        {
-            Close(ServiceBusSymbols.SessionLockLost, SessionLockLostDescription);
             return;
         }
 

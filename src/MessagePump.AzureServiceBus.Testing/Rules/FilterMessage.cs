@@ -42,7 +42,27 @@ internal sealed class FilterMessage
 
     public object? SystemProperty(string name) => _system.GetValueOrDefault(name);
 
-    public object? UserProperty(string name) => _user.GetValueOrDefault(name);
+    /// <summary>
+    /// An application property as a SQL filter names it: as on Service Bus, the name matches without regard to case
+    /// (an exact match first, when the message has names differing only in case).
+    /// </summary>
+    public object? UserProperty(string name)
+    {
+        if (_user.TryGetValue(name, out var value))
+        {
+            return value;
+        }
+
+        foreach (var (key, candidate) in _user)
+        {
+            if (string.Equals(key, name, StringComparison.OrdinalIgnoreCase))
+            {
+                return candidate;
+            }
+        }
+
+        return null;
+    }
 
     /// <summary>Whether the message has the application property with a value equal to <paramref name="expected"/> (numbers compared by value).</summary>
     public bool HasUserProperty(string name, object? expected)

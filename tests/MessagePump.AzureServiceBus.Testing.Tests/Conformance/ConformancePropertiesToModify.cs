@@ -82,4 +82,22 @@ public sealed class ConformancePropertiesToModify
         dead.ApplicationProperties["kept"].Should().Be("k");
         queue.DeferredCount.Should().Be(0);
     }
+
+    [Fact]
+    public async Task A_dead_letter_reason_given_as_a_non_string_property_stays_an_application_property_and_sets_no_reason()
+    {
+        await using var harness = await BrokerHarness.StartAsync();
+        var queue = harness.Broker.CreateQueue("typed-reason");
+        queue.Send("x"u8.ToArray(), messageId: "x");
+        await using var receiver = harness.Client.CreateReceiver("typed-reason");
+        var message = await Receive.OneAsync(receiver);
+
+        await receiver.DeadLetterMessageAsync(message, new Dictionary<string, object> { ["DeadLetterReason"] = 42 });
+
+        await using var deadLetters = harness.Client.CreateReceiver("typed-reason", new ServiceBusReceiverOptions { SubQueue = SubQueue.DeadLetter });
+        var dead = await Receive.OneAsync(deadLetters);
+        dead.ApplicationProperties["DeadLetterReason"].Should().Be(42);
+        dead.DeadLetterReason.Should().BeNull();
+        queue.DeadLetters.Should().ContainSingle().Which.Reason.Should().BeNull();
+    }
 }

@@ -131,4 +131,22 @@ public sealed class ConformanceRules
 
         return rules;
     }
+
+    [Fact]
+    public async Task A_sql_filter_names_application_properties_without_regard_to_case()
+    {
+        await using var harness = await BrokerHarness.StartAsync();
+        var topic = harness.Broker.CreateTopic("paint");
+        var red = topic.CreateSubscription("red");
+        await using var manager = harness.Client.CreateRuleManager("paint", "red");
+        await manager.DeleteRuleAsync(RuleProperties.DefaultRuleName);
+        await manager.CreateRuleAsync("red-sql", new SqlRuleFilter("Color = 'RedSql'"));
+        await using var sender = harness.Client.CreateSender("paint");
+
+        await sender.SendMessageAsync(new ServiceBusMessage("1") { MessageId = "lower", ApplicationProperties = { ["color"] = "RedSql" } });
+        await sender.SendMessageAsync(new ServiceBusMessage("2") { MessageId = "upper", ApplicationProperties = { ["COLOR"] = "RedSql" } });
+        await sender.SendMessageAsync(new ServiceBusMessage("3") { MessageId = "blue", ApplicationProperties = { ["color"] = "Blue" } });
+
+        red.ActiveCount.Should().Be(2, "the rule names the property Color, the messages color and COLOR");
+    }
 }

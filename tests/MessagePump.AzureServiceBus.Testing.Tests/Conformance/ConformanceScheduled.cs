@@ -48,4 +48,23 @@ public sealed class ConformanceScheduled
         queue.ScheduledCount.Should().Be(0);
         queue.ActiveCount.Should().Be(1);
     }
+
+    [Fact]
+    public async Task A_message_scheduled_for_the_present_or_the_past_arrives_at_once_with_its_scheduled_enqueue_time()
+    {
+        await using var harness = await BrokerHarness.StartAsync();
+        var queue = harness.Broker.CreateQueue("scheduled-now");
+        await using var sender = harness.Client.CreateSender("scheduled-now");
+        var now = harness.Clock.GetUtcNow();
+        var past = now - TimeSpan.FromMinutes(5);
+
+        await sender.SendMessageAsync(new ServiceBusMessage("now") { MessageId = "now", ScheduledEnqueueTime = now });
+        await sender.SendMessageAsync(new ServiceBusMessage("past") { MessageId = "past", ScheduledEnqueueTime = past });
+        await using var receiver = harness.Client.CreateReceiver("scheduled-now");
+        var messages = await Receive.ExactlyAsync(receiver, 2);
+
+        queue.ScheduledCount.Should().Be(0);
+        messages.Single(m => m.MessageId == "now").ScheduledEnqueueTime.Should().Be(now);
+        messages.Single(m => m.MessageId == "past").ScheduledEnqueueTime.Should().Be(past);
+    }
 }

@@ -4,7 +4,7 @@ namespace PriorityAsync.MessagePump.AzureServiceBus.Testing.Tests.Conformance;
 
 /// <summary>
 /// The README's dialect, "Sessions": the session filter (a session id or the next available one), the attach answer's
-/// session id and lock, in-order delivery to the holder, release on close, a lost session's link detached.
+/// session id and lock, in-order delivery to the holder, release on close, a lost session's link detached at once.
 /// </summary>
 [Trait("Conformance", "Sessions")]
 public sealed class ConformanceSessions
@@ -76,10 +76,9 @@ public sealed class ConformanceSessions
         harness.Clock.Advance(TimeSpan.FromSeconds(30));
         queue.ActiveCount.Should().Be(1);
         queue.Send("y"u8.ToArray(), messageId: "y", sessionId: "s");
-        var renew = () => first.RenewSessionLockAsync();
-        (await renew.Should().ThrowAsync<ServiceBusException>()).Which.Reason.Should().Be(ServiceBusFailureReason.SessionLockLost);
-        (await first.ReceiveMessagesAsync(1, TimeSpan.FromMilliseconds(100))).Should().BeEmpty("the expired holder gets nothing more of the session");
         await SessionLinkClosedAsync(first);
+        var renew = () => first.RenewSessionLockAsync();
+        await renew.Should().ThrowAsync<ObjectDisposedException>("the expired holder's link was detached: the 7.21 client refuses its operations");
 
         await using var second = await harness.Client.AcceptSessionAsync("expiring", "s");
         var again = await Receive.OneAsync(second);
@@ -91,7 +90,7 @@ public sealed class ConformanceSessions
     }
 
     [Fact]
-    public async Task A_receiver_whose_session_another_receiver_took_has_its_link_detached_at_its_next_receive()
+    public async Task A_receiver_whose_session_another_receiver_took_was_detached_when_its_lock_ran_out()
     {
         await using var harness = await BrokerHarness.StartAsync(maxRetries: 0);
         var queue = harness.Broker.CreateQueue("taken-over", Sessions);
@@ -101,11 +100,9 @@ public sealed class ConformanceSessions
         harness.Clock.Advance(TimeSpan.FromSeconds(30));
         await using var second = await harness.Client.AcceptSessionAsync("taken-over", "s");
         (await Receive.OneAsync(second)).MessageId.Should().Be("x");
-        first.IsClosed.Should().BeFalse("the lost session's link is detached when its holder next asks for messages");
-
-        (await first.ReceiveMessagesAsync(1, TimeSpan.FromMilliseconds(100))).Should().BeEmpty();
 
         await SessionLinkClosedAsync(first);
+
         var again = () => first.ReceiveMessagesAsync(1, TimeSpan.FromMilliseconds(100));
         await again.Should().ThrowAsync<ObjectDisposedException>("the 7.21 client treats a session receiver whose link was detached as closed");
         queue.LockedCount.Should().Be(1, "the new holder keeps its lock");
@@ -165,6 +162,32 @@ public sealed class ConformanceSessions
         returned.Should().BeEmpty();
         await SessionLinkClosedAsync(first); // detached com.microsoft:session-lock-lost: the 7.21 client closes the receiver
         await using var second = await harness.Client.AcceptSessionAsync("lost-while-waiting", "s");
+        (await Receive.OneAsync(second)).DeliveryCount.Should().Be(2);
+    }
+
+    [Fact]
+    public async Task An_expired_session_lock_detaches_the_holders_link_at_once_with_no_receive_waiting()
+    {
+        await using var harness = await BrokerHarness.StartAsync(maxRetries: 0);
+        var queue = harness.Broker.CreateQueue("lost-idle", Sessions);
+        queue.Send("x"u8.ToArray(), messageId: "x", sessionId: "s");
+        await using var first = await harness.Client.AcceptSessionAsync("lost-idle", "s");
+        var held = await Receive.OneAsync(first);
+
+        // No receive waits on the link: the service detaches it all the same when the session's lock runs out.
+        harness.Clock.Advance(TimeSpan.FromSeconds(30));
+        await SessionLinkClosedAsync(first);
+
+        // The 7.21 client, its session link detached with session-lock-lost, reports the receiver closed and refuses
+        // every later operation on it: settling, renewing and receiving alike.
+        var complete = () => first.CompleteMessageAsync(held);
+        await complete.Should().ThrowAsync<ObjectDisposedException>();
+        var renew = () => first.RenewSessionLockAsync();
+        await renew.Should().ThrowAsync<ObjectDisposedException>();
+        var receive = () => first.ReceiveMessagesAsync(1, TimeSpan.FromMilliseconds(100));
+        await receive.Should().ThrowAsync<ObjectDisposedException>();
+        queue.LockedCount.Should().Be(0, "the session's locked message came back with the session");
+        await using var second = await harness.Client.AcceptSessionAsync("lost-idle", "s");
         (await Receive.OneAsync(second)).DeliveryCount.Should().Be(2);
     }
 
