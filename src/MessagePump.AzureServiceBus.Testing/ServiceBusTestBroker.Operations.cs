@@ -12,6 +12,18 @@ public sealed partial class ServiceBusTestBroker
     /// </summary>
     internal T Operate<T>(Func<DateTimeOffset, T> action, Action? afterCollect = null)
     {
+        var result = Operate(action, out var signalLostSessions, afterCollect);
+        signalLostSessions();
+        return result;
+    }
+
+    /// <summary>
+    /// As <see cref="Operate{T}(Func{DateTimeOffset, T}, Action?)"/>, but the holders of sessions whose locks the operation
+    /// ended are detached only when the caller runs <paramref name="signalLostSessions"/>: a management request that lost
+    /// a session lock answers first, so the client reads session-lock-lost on the request before its link detaches.
+    /// </summary>
+    internal T Operate<T>(Func<DateTimeOffset, T> action, out Action signalLostSessions, Action? afterCollect = null)
+    {
         var deliveries = new List<PendingDelivery>();
         var acceptedWaiters = new List<SessionWaiter>();
         var lostSessionHolders = new List<IConsumer>();
@@ -58,11 +70,13 @@ public sealed partial class ServiceBusTestBroker
             waiter.Complete();
         }
 
-        foreach (var holder in lostSessionHolders)
+        signalLostSessions = lostSessionHolders.Count == 0 ? static () => { } : () =>
         {
-            ((ConsumerLink)holder).OnSessionLost();
-        }
-
+            foreach (var holder in lostSessionHolders)
+            {
+                ((ConsumerLink)holder).OnSessionLost();
+            }
+        };
         Deliver(deliveries);
         return result;
     }

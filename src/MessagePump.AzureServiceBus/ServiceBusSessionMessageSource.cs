@@ -74,6 +74,49 @@ public sealed class ServiceBusSessionMessageSource : IMessageSource, IAsyncDispo
     /// <summary>Gets the receiver.</summary>
     public ServiceBusSessionReceiver Receiver => _receiver;
 
+    /// <summary>
+    /// Reads the session's state for a processor's event args. A session whose lock is lost answers
+    /// <see cref="ServiceBusFailureReason.SessionLockLost"/>, as the SDK does for a session lock it knows lost: the SDK
+    /// closes a session receiver whose link the broker detached for the loss, and would answer the
+    /// <see cref="ObjectDisposedException"/> of a closed receiver instead, which tells the handler nothing.
+    /// </summary>
+    internal async Task<BinaryData> ReadStateAsync(CancellationToken cancellationToken)
+    {
+        ThrowIfSessionLost("read the state of", null);
+        try
+        {
+            return await _receiver.GetSessionStateAsync(cancellationToken).ConfigureAwait(false);
+        }
+        catch (ObjectDisposedException ex) when (IsSessionLost)
+        {
+            ThrowIfSessionLost("read the state of", ex);
+            throw;
+        }
+    }
+
+    /// <summary>Writes the session's state for a processor's event args; a lost session answers as in <see cref="ReadStateAsync"/>.</summary>
+    internal async Task WriteStateAsync(BinaryData? sessionState, CancellationToken cancellationToken)
+    {
+        ThrowIfSessionLost("set the state of", null);
+        try
+        {
+            await _receiver.SetSessionStateAsync(sessionState, cancellationToken).ConfigureAwait(false);
+        }
+        catch (ObjectDisposedException ex) when (IsSessionLost)
+        {
+            ThrowIfSessionLost("set the state of", ex);
+            throw;
+        }
+    }
+
+    private void ThrowIfSessionLost(string operation, Exception? inner)
+    {
+        if (IsSessionLost)
+        {
+            throw new ServiceBusException($"Cannot {operation} session '{SessionId}': its lock was lost (it expired, or its receive link closed); the broker will deliver the session's messages again.", ServiceBusFailureReason.SessionLockLost, Entity.Path, inner);
+        }
+    }
+
     /// <summary>Gets the entity's lock duration (the session lock's): read from the entity, or the option; <see langword="null"/> when neither was available.</summary>
     public TimeSpan? LockDuration { get; }
 

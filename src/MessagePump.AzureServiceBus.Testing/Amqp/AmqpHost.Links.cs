@@ -19,7 +19,7 @@ internal sealed partial class AmqpHost
             var receiver = (ReceivingAmqpLink)link;
             if (string.Equals(address, ServiceBusSymbols.CbsAddress, StringComparison.Ordinal))
             {
-                AttachRequests(receiver, address, CbsNode.HandleAsync);
+                AttachRequests(receiver, address, async request => await CbsNode.HandleAsync(request).ConfigureAwait(false));
             }
             else if (address.EndsWith(ServiceBusSymbols.ManagementSuffix, StringComparison.OrdinalIgnoreCase))
             {

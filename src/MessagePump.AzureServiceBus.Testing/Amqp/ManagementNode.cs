@@ -33,7 +33,7 @@ internal sealed partial class ManagementNode
 
     public ManagementNode(ServiceBusTestBroker broker) => _broker = broker;
 
-    public async Task<AmqpMessage> HandleAsync(ServiceBusTestQueue queue, AmqpMessage request)
+    public async Task<RequestAnswer> HandleAsync(ServiceBusTestQueue queue, AmqpMessage request)
     {
         try
         {
@@ -143,29 +143,33 @@ internal sealed partial class ManagementNode
     /// renewal from a link that does not hold the session (its lock was lost and another receiver took the session) is
     /// refused with session-lock-lost.
     /// </summary>
-    private async Task<AmqpMessage> RenewSessionLockAsync(ServiceBusTestQueue queue, AmqpMap? body, string? associatedLinkName)
+    private async Task<RequestAnswer> RenewSessionLockAsync(ServiceBusTestQueue queue, AmqpMap? body, string? associatedLinkName)
     {
         var sessionId = SessionOf(body);
         await DelayRenewalAsync().ConfigureAwait(false);
         var fault = _broker.Faults.TakeRenewalFault();
-        var until = _broker.Operate(now =>
-        {
-            queue.CountRenewLocked();
-            if (fault == ServiceBusTestFault.LockLost)
+        var until = _broker.Operate(
+            now =>
             {
-                queue.ForfeitSessionLockLocked(sessionId, now);
-            }
+                queue.CountRenewLocked();
+                if (fault == ServiceBusTestFault.LockLost)
+                {
+                    queue.ForfeitSessionLockLocked(sessionId, now);
+                }
 
-            return fault is null ? queue.RenewSessionLocked(sessionId, associatedLinkName, now) : null;
-        });
+                return fault is null ? queue.RenewSessionLocked(sessionId, associatedLinkName, now) : null;
+            },
+            out var signalLostSessions);
         if (fault is { } injected)
         {
-            return FaultAnswer(injected, session: true);
+            return new RequestAnswer(FaultAnswer(injected, session: true), signalLostSessions);
         }
 
-        return until is { } lockedUntil
-            ? Answer(200, "OK", new AmqpMap { [Expiration] = lockedUntil.UtcDateTime })
-            : Answer(410, $"The session lock of '{sessionId}' has expired or the session was released.", null, ServiceBusSymbols.SessionLockLost);
+        return new RequestAnswer(
+            until is { } lockedUntil
+                ? Answer(200, "OK", new AmqpMap { [Expiration] = lockedUntil.UtcDateTime })
+                : Answer(410, $"The session lock of '{sessionId}' has expired or the session was released.", null, ServiceBusSymbols.SessionLockLost),
+            signalLostSessions);
     }
 
     private AmqpMessage UpdateDisposition(ServiceBusTestQueue queue, AmqpMap? body)

@@ -42,7 +42,7 @@ public sealed class ServiceBusPumpSessionEventArgs : EventArgs
     /// <returns>The state; <see langword="null"/> when none was set.</returns>
     /// <exception cref="ServiceBusException">The session lock was lost, or the broker refused the call.</exception>
     public Task<BinaryData> GetSessionStateAsync(CancellationToken cancellationToken = default) =>
-        _session.Receiver.GetSessionStateAsync(cancellationToken);
+        _session.ReadStateAsync(cancellationToken);
 
     /// <summary>Sets the session's state at the broker (<see cref="ServiceBusSessionReceiver.SetSessionStateAsync"/>).</summary>
     /// <param name="sessionState">The state; <see langword="null"/> clears it.</param>
@@ -50,5 +50,5 @@ public sealed class ServiceBusPumpSessionEventArgs : EventArgs
     /// <returns>A task that completes when the broker has stored it.</returns>
     /// <exception cref="ServiceBusException">The session lock was lost, or the broker refused the call.</exception>
     public Task SetSessionStateAsync(BinaryData? sessionState, CancellationToken cancellationToken = default) =>
-        _session.Receiver.SetSessionStateAsync(sessionState, cancellationToken);
+        _session.WriteStateAsync(sessionState, cancellationToken);
 }

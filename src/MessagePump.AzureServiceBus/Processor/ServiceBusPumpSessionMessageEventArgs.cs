@@ -29,7 +29,7 @@ public sealed class ServiceBusPumpSessionMessageEventArgs : ServiceBusPumpMessag
     /// <returns>The state; <see langword="null"/> when none was set.</returns>
     /// <exception cref="ServiceBusException">The session lock was lost, or the broker refused the call.</exception>
     public Task<BinaryData> GetSessionStateAsync(CancellationToken cancellationToken = default) =>
-        _session.Receiver.GetSessionStateAsync(cancellationToken);
+        _session.ReadStateAsync(cancellationToken);
 
     /// <summary>Sets the session's state at the broker (<see cref="ServiceBusSessionReceiver.SetSessionStateAsync"/>): the next handler, and the next acceptance of the session, read it.</summary>
     /// <param name="sessionState">The state; <see langword="null"/> clears it.</param>
@@ -37,7 +37,7 @@ public sealed class ServiceBusPumpSessionMessageEventArgs : ServiceBusPumpMessag
     /// <returns>A task that completes when the broker has stored it.</returns>
     /// <exception cref="ServiceBusException">The session lock was lost, or the broker refused the call.</exception>
     public Task SetSessionStateAsync(BinaryData? sessionState, CancellationToken cancellationToken = default) =>
-        _session.Receiver.SetSessionStateAsync(sessionState, cancellationToken);
+        _session.WriteStateAsync(sessionState, cancellationToken);
 
     /// <summary>
     /// Closes the session once this handler has ended (its message settled): no further message of it is received

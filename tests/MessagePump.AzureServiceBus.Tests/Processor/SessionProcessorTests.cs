@@ -226,7 +226,10 @@ public sealed class SessionProcessorTests
             processor.IsProcessing.Should().BeFalse();
             tokenCanceled.Task.IsCompleted.Should().BeTrue("the stop canceled the handler's token at its shutdown timeout");
             log.EventsOf("a").Should().Equal(["init 1", "start a0"], "the session is not closed while its handler runs");
-            queue.LockedCount.Should().Be(1, "the session (with its message) is still held by this processor, not released to another consumer");
+            var takeOver = async () => await client.AcceptSessionAsync("orders", "a");
+            (await takeOver.Should().ThrowAsync<ServiceBusException>()).Which.Reason.Should().Be(
+                ServiceBusFailureReason.SessionCannotBeLocked,
+                "the session is still held by this processor while its handler runs, not released to another consumer");
         }
         finally
         {
