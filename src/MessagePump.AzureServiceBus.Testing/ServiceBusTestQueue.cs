@@ -4,7 +4,7 @@ namespace PriorityAsync.MessagePump.AzureServiceBus.Testing;
 /// A queue, a topic's subscription or a dead-letter sub-queue of a <see cref="ServiceBusTestBroker"/>: its messages,
 /// locks and counters. Every member is safe to call from any thread; counts judge expired locks on the broker's clock first.
 /// </summary>
-[System.Diagnostics.CodeAnalysis.SuppressMessage("Naming", "CA1711:Identifiers should not have incorrect suffix", Justification = "It models a Service Bus queue; the name is the issue's public contract.")]
+[System.Diagnostics.CodeAnalysis.SuppressMessage("Naming", "CA1711:Identifiers should not have incorrect suffix", Justification = "It models a Service Bus queue; the name is part of the test broker's public API.")]
 public sealed partial class ServiceBusTestQueue
 {
     internal const string DeadLetterSuffix = "/$DeadLetterQueue";

@@ -3,9 +3,8 @@ using PriorityAsync.MessagePump;
 namespace PriorityAsync.LifecycleProbe;
 
 /// <summary>
-/// The reproductions of the lifecycle issue: each one made the process abort before the shutdown contract
-/// (docs/design.md), because work reached a stopped scheduler and the lane threw inside the runtime's continuation
-/// machinery.
+/// The reproductions of the lifecycle failures: without the shutdown contract (docs/design.md) each one aborts the
+/// process, because work reaches a stopped scheduler and the lane throws inside the runtime's continuation machinery.
 /// </summary>
 internal static class Scenarios
 {

@@ -4,9 +4,10 @@ using PriorityAsync.Benchmarks.Infrastructure;
 namespace PriorityAsync.Benchmarks.Backlog;
 
 /// <summary>
-/// Issue 5, goal 3: the cost of dispatching urgent (lease-lane) work while items wait in lower lanes. PriorityAsync
-/// with 0, 1 000 and 100 000 waiting items (half in the processing lane, half in the receive lane); the seed's protocol
-/// with 0, 10, 100 and 1 000 waiting continuations on a FIFO thread. Every ratio is against PriorityAsync with no backlog.
+/// Goal 3 of docs/benchmarks.md: the cost of dispatching urgent (lease-lane) work while items wait in lower lanes.
+/// PriorityAsync with 0, 1 000 and 100 000 waiting items (half in the processing lane, half in the receive lane); the
+/// seed's protocol with 0, 10, 100 and 1 000 waiting continuations on a FIFO thread. Every ratio is against
+/// PriorityAsync with no backlog.
 /// </summary>
 [MemoryDiagnoser]
 public class BacklogBenchmarks

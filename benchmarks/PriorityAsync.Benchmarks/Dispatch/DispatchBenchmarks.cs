@@ -5,9 +5,10 @@ using PriorityAsync.Benchmarks.Infrastructure;
 namespace PriorityAsync.Benchmarks.Dispatch;
 
 /// <summary>
-/// Issue 5, goal 1: the cost of posting a continuation and running it on a live single-thread context. One operation
-/// is <see cref="DispatchesPerOperation"/> dispatches chained on the context's thread; the contexts stay alive across
-/// iterations, so neither start-up nor the cross-thread wake-up at each end of a chain weighs on the figure.
+/// Goal 1 of docs/benchmarks.md: the cost of posting a continuation and running it on a live single-thread context. One
+/// operation is <see cref="DispatchesPerOperation"/> dispatches chained on the context's thread; the contexts stay
+/// alive across iterations, so neither start-up nor the cross-thread wake-up at each end of a chain weighs on the
+/// figure.
 /// </summary>
 [MemoryDiagnoser]
 public class DispatchBenchmarks

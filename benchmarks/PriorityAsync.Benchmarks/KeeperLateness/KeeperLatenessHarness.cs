@@ -6,7 +6,7 @@ using PriorityAsync.MessagePump;
 namespace PriorityAsync.Benchmarks.KeeperLateness;
 
 /// <summary>
-/// Keeper lateness (issue 23): how early the pump's keeper renews. N messages on the in-memory broker (2 s locks, 1 and
+/// Keeper lateness: how early the pump's keeper renews. N messages on the in-memory broker (2 s locks, 1 and
 /// 20 ms per broker call), each handler 6-12 steps of a 2 ms CPU slice and 1 s of awaited I/O (3-6 lock periods,
 /// seeded), default pump options, on one thread on virtual time (exact, load-independent) and on two workers on the
 /// real clock. Per cell it prints, as min / median / p99 / max in milliseconds: the time from a message's answer (its

@@ -5,8 +5,8 @@ namespace PriorityAsync.Benchmarks.KeeperLateness;
 /// <summary>
 /// A broker's <see cref="IMessageSource"/> that times what the pump's keeper does (<see cref="LatenessLog"/>): when each
 /// receive returned and when each renewal was answered. Receives, completions and renewals go to the broker unchanged,
-/// in the same batches, so the pump sees the broker it would see without this source: single renewals, and (after
-/// issue 23) the broker's native batch renewal, one call per batch.
+/// in the same batches, so the pump sees the broker it would see without this source: single renewals, and (in a tree
+/// whose pump renews in batches) the broker's native batch renewal, one call per batch.
 /// </summary>
 /// <remarks>
 /// The same file builds against commit <c>3a8b389</c> (a keeper per message), whose <see cref="IMessageSource"/> has no

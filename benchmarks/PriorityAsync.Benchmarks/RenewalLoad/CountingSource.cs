@@ -5,8 +5,8 @@ namespace PriorityAsync.Benchmarks.RenewalLoad;
 /// <summary>
 /// A broker's <see cref="IMessageSource"/> whose renew calls are counted where they reach the broker. With
 /// <c>native: false</c> it has single renewals only: the pump's batch renewal is the interface's default, one
-/// <see cref="ILeasedMessage.RenewLockAsync"/> per lease (the per-message keepers before issue 23 sent exactly these,
-/// each at its own due time). With <c>native: true</c> it forwards <see cref="RenewBatchAsync"/> to the broker's
+/// <see cref="ILeasedMessage.RenewLockAsync"/> per lease (exactly what a keeper per message sends, each at its own due
+/// time). With <c>native: true</c> it forwards <see cref="RenewBatchAsync"/> to the broker's
 /// own batch renewal: one call per batch. Receives and completions go to the broker unchanged, in batches.
 /// </summary>
 internal sealed class CountingSource(IMessageSource inner, RenewCallCounter counter, bool native) : IMessageSource

@@ -5,7 +5,7 @@ using PriorityAsync.MessagePump;
 namespace PriorityAsync.Benchmarks.RenewalLoad;
 
 /// <summary>
-/// Renewal load (issue 23): renew calls per second a pump sends to its broker with 1 000 and 10 000 messages in
+/// Renewal load: renew calls per second a pump sends to its broker with 1 000 and 10 000 messages in
 /// flight, 30 s locks and slow handlers (60–180 s each, seeded), on the in-memory broker (1 ms per call) on one thread
 /// and virtual time. Every renew call is counted where it reaches the broker (<see cref="CountingSource"/>): a single
 /// renewal is one call, a batch renewal one call. "Before" and "after" run in the same run on the same seed: the broker

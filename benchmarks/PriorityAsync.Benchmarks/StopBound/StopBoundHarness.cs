@@ -7,7 +7,7 @@ namespace PriorityAsync.Benchmarks.StopBound;
 
 /// <summary>
 /// How long <see cref="PriorityMessagePump.StopAsync"/> takes against <see cref="MessagePumpOptions.ShutdownTimeout"/>
-/// while every handler is busy with CPU chunks that yield between them (issue 31): the in-memory broker on the real
+/// while every handler is busy with CPU chunks that yield between them: the in-memory broker on the real
 /// clock, <c>MaxInFlight</c> 4, handlers of 40 chunks of spun CPU, on a <see cref="PriorityTaskScheduler"/> with 1, 2
 /// and 4 workers (plus its reserved lease worker). The stop is called once every in-flight handler has started; the
 /// figure is the stop's wall time and what it exceeds the timeout by, next to one chunk. The contract: at most the

@@ -3,10 +3,10 @@ using BenchmarkDotNet.Attributes;
 namespace PriorityAsync.Benchmarks.Throughput;
 
 /// <summary>
-/// Issue 5, goal 5: throughput of a <see cref="PriorityTaskScheduler"/> with 2 workers against the .NET thread pool
-/// for many short work items queued from outside (one operation = <see cref="ItemsPerOperation"/> items queued in a
-/// burst, then a wait for the last). <see cref="ThreadingDiagnoserAttribute"/> adds completed pool work items and
-/// lock contentions.
+/// Goal 5 of docs/benchmarks.md: throughput of a <see cref="PriorityTaskScheduler"/> with 2 workers against the .NET
+/// thread pool for many short work items queued from outside (one operation = <see cref="ItemsPerOperation"/> items
+/// queued in a burst, then a wait for the last). <see cref="ThreadingDiagnoserAttribute"/> adds completed pool work
+/// items and lock contentions.
 /// </summary>
 [MemoryDiagnoser]
 [ThreadingDiagnoser]

@@ -4,9 +4,9 @@ using PriorityAsync.Benchmarks.Infrastructure;
 namespace PriorityAsync.Benchmarks.Yielding;
 
 /// <summary>
-/// Issue 5, goal 2: one yield round trip (the method yields, the loop dispatches its continuation, the method resumes)
-/// with <see cref="PriorityScheduler.YieldTo(LanePriority)"/> against <c>await Task.Yield()</c> on a plain FIFO
-/// single-thread context. One operation is <see cref="YieldsPerOperation"/> awaits in one async method.
+/// Goal 2 of docs/benchmarks.md: one yield round trip (the method yields, the loop dispatches its continuation, the
+/// method resumes) with <see cref="PriorityScheduler.YieldTo(LanePriority)"/> against <c>await Task.Yield()</c> on a
+/// plain FIFO single-thread context. One operation is <see cref="YieldsPerOperation"/> awaits in one async method.
 /// </summary>
 [MemoryDiagnoser]
 public class YieldRoundTripBenchmarks

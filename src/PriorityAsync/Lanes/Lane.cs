@@ -88,7 +88,7 @@ public sealed class Lane
     /// <exception cref="InvalidOperationException">
     /// The scheduler has finished, or is shutting down and the caller is not one of its threads.
     /// </exception>
-    [SuppressMessage("Usage", "VSTHRD200:Use Async suffix for async methods", Justification = "Named after Task.Run and TaskFactory.StartNew, which it mirrors for a lane: the BCL names a method that starts work and returns that work's task without the Async suffix, which marks a method that is itself the asynchronous operation. Kept for that reason, not for compatibility (issue 36).")]
+    [SuppressMessage("Usage", "VSTHRD200:Use Async suffix for async methods", Justification = "Named after Task.Run and TaskFactory.StartNew, which it mirrors for a lane: the BCL names a method that starts work and returns that work's task without the Async suffix, which marks a method that is itself the asynchronous operation. Kept for that reason.")]
     public Task Run(Action action)
     {
         ArgumentNullException.ThrowIfNull(action);
@@ -107,7 +107,7 @@ public sealed class Lane
     /// <exception cref="InvalidOperationException">
     /// The scheduler has finished, or is shutting down and the caller is not one of its threads.
     /// </exception>
-    [SuppressMessage("Usage", "VSTHRD200:Use Async suffix for async methods", Justification = "Named after Task.Run and TaskFactory.StartNew, which it mirrors for a lane: the BCL names a method that starts work and returns that work's task without the Async suffix, which marks a method that is itself the asynchronous operation. Kept for that reason, not for compatibility (issue 36).")]
+    [SuppressMessage("Usage", "VSTHRD200:Use Async suffix for async methods", Justification = "Named after Task.Run and TaskFactory.StartNew, which it mirrors for a lane: the BCL names a method that starts work and returns that work's task without the Async suffix, which marks a method that is itself the asynchronous operation. Kept for that reason.")]
     public Task Run(Func<Task> function)
     {
         ArgumentNullException.ThrowIfNull(function);
@@ -127,7 +127,7 @@ public sealed class Lane
     /// <exception cref="InvalidOperationException">
     /// The scheduler has finished, or is shutting down and the caller is not one of its threads.
     /// </exception>
-    [SuppressMessage("Usage", "VSTHRD200:Use Async suffix for async methods", Justification = "Named after Task.Run and TaskFactory.StartNew, which it mirrors for a lane: the BCL names a method that starts work and returns that work's task without the Async suffix, which marks a method that is itself the asynchronous operation. Kept for that reason, not for compatibility (issue 36).")]
+    [SuppressMessage("Usage", "VSTHRD200:Use Async suffix for async methods", Justification = "Named after Task.Run and TaskFactory.StartNew, which it mirrors for a lane: the BCL names a method that starts work and returns that work's task without the Async suffix, which marks a method that is itself the asynchronous operation. Kept for that reason.")]
     public Task<T> Run<T>(Func<Task<T>> function)
     {
         ArgumentNullException.ThrowIfNull(function);

@@ -8,7 +8,7 @@ using PriorityAsync;
 namespace LeaseSimulation.Tests.Scenario;
 
 /// <summary>
-/// Which loop <c>--context hosted</c> runs on (issue 34: the seed's scenario over a context nobody here wrote): Nito.AsyncEx's
+/// Which loop <c>--context hosted</c> runs on (the seed's scenario over a context nobody here wrote): Nito.AsyncEx's
 /// <see cref="AsyncContext"/> on the real clock, for the FIFO strategies and under the lanes alike; the project's
 /// <see cref="FifoSingleThreadContext"/> on virtual time, which only it can drive.
 /// </summary>

@@ -3,9 +3,9 @@ using LeaseSimulation.Settings;
 namespace LeaseSimulation.Tests.Scenario;
 
 /// <summary>
-/// Issue 34's must-show outcomes on <c>--context hosted</c> (the consumer on a FIFO single-thread host it does not own),
-/// at the seed's scale on virtual time: fifo keeps the host's order and loses leases, the lanes hosted on the same
-/// thread lose none.
+/// The demonstration's must-show outcomes on <c>--context hosted</c> (the consumer on a FIFO single-thread host it does
+/// not own), at the seed's scale on virtual time: fifo keeps the host's order and loses leases, the lanes hosted on the
+/// same thread lose none.
 /// </summary>
 public sealed class HostedVirtualTimeTests
 {

@@ -1,6 +1,6 @@
 namespace LeaseSimulation.Tests.Scenario;
 
-/// <summary>The must-show outcomes of issue 4 at the seed's full scale, on one thread and virtual time.</summary>
+/// <summary>The demonstration's must-show outcomes at the seed's full scale, on one thread and virtual time.</summary>
 public sealed class SingleThreadVirtualTimeTests
 {
     [Fact]

@@ -1,12 +1,12 @@
 namespace PriorityAsync.MessagePump.AzureServiceBus.Tests.Keeper;
 
 /// <summary>
-/// Issue 33: the Service Bus keeper adapter told the keeper the lock LEFT at hand-off as the entity's lock duration, so a
-/// message kept late in its lock was renewed as if its lock were that short, and the missing lock counted as time on
-/// the way to the broker (69 renew calls for 8 messages of 8 s with 5 s locks in a user trial). The adapter's hint now
-/// learns the duration from the renewals: it starts as the lock left, the first answer replaces it with the expiry the
-/// renewal set less the time it was sent (the duration plus the way to the broker), and later answers can only bring it
-/// closer (the least seen). Virtual time.
+/// The Service Bus keeper adapter's hint learns the entity's lock duration from the renewals, because the lock LEFT at
+/// hand-off is not that duration: taken for it, a message kept late in its lock is renewed as if its lock were that
+/// short, and the missing lock counts as time on the way to the broker (dozens of renew calls for a handful of
+/// messages). The hint starts as the lock left, the first answer replaces it with the expiry the renewal set less the
+/// time it was sent (the duration plus the way to the broker), and later answers can only bring it closer (the least
+/// seen). Virtual time.
 /// </summary>
 public sealed class KeeperLockDurationTests
 {

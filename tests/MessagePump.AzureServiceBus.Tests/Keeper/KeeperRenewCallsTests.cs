@@ -8,13 +8,14 @@ using Xunit.Abstractions;
 namespace PriorityAsync.MessagePump.AzureServiceBus.Tests.Keeper;
 
 /// <summary>
-/// Renew calls of a <see cref="LeaseKeeper"/> against a <see cref="ServiceBusProcessor"/>'s own renewal, same run, on the
-/// test broker and the real clock (the processor's renewal loop runs on real timers): two queues with the same messages
-/// and lock, each drained by a processor whose handlers hold every message for the whole window, one renewing itself
-/// (the SDK's default), one with its renewal off and the keeper. The broker counts the renew calls each queue answered
-/// over the window. By default a small run (100 messages, 4 s locks, 8 s); with PRIORITYASYNC_KEEPER_RENEW_MEASURE=1
-/// the figure (1 000 messages, 30 s locks, 60 s). Only what holds at any load is asserted: every message held
-/// to the end and completed once on both queues, no lock lost; the counts are printed.
+/// Renew calls of a <see cref="LeaseKeeper"/> against a <see cref="ServiceBusProcessor"/>'s own renewal, same run, on
+/// the test broker and the real clock (the processor's renewal loop runs on real timers): two queues with the same
+/// messages and lock, each drained by a processor whose handlers hold every message for the whole window, one renewing
+/// itself (the SDK's default), one with its renewal off and the keeper. The broker counts the renew calls each queue
+/// answered over the window. By default a small run (100 messages, 4 s locks, 8 s); with
+/// PRIORITYASYNC_KEEPER_RENEW_MEASURE=1 the figure of docs/keep-your-servicebusprocessor.md (1 000 messages, 30 s
+/// locks, 60 s). Only what holds at any load is asserted: every message held to the end and completed once on both
+/// queues, no lock lost; the counts are printed.
 /// </summary>
 [Collection(RealTimeCollection.Name)]
 public sealed class KeeperRenewCallsTests(ITestOutputHelper output)

@@ -10,9 +10,9 @@ public sealed class MultiSessionSourceTests
     private static readonly TimeSpan LockDuration = TimeSpan.FromSeconds(30);
 
     /// <summary>
-    /// The session throughput's cost: a receive made while every held session has its message out (the pump receives
-    /// while a complete is answered) returned nothing at once, and the pump slept its empty-receive delay once per
-    /// message. It now waits for the message to be settled and brings the session's next one.
+    /// A receive made while every held session has its message out (the pump receives while a complete is answered)
+    /// waits for the message to be settled and brings the session's next one: answered with nothing at once, it would
+    /// make the pump sleep its empty-receive delay once per message, the session throughput's cost.
     /// </summary>
     [Fact]
     public async Task A_receive_while_every_held_session_has_its_message_out_waits_for_the_settlement_and_brings_the_next_message()

@@ -7,7 +7,7 @@ namespace PriorityAsync.MessagePump.AzureServiceBus.Tests.Sessions;
 
 /// <summary>
 /// A session lock lost under a running session pump (the multi-session source, the real client against the test broker):
-/// the pump reports the loss and goes on with the next session (issue 32).
+/// the pump reports the loss and goes on with the next session.
 /// </summary>
 [Collection(RealTimeCollection.Name)]
 public sealed class SessionLockLostTests

@@ -62,7 +62,7 @@ public sealed class SessionOverlapTests(ITestOutputHelper output)
     }
 
     /// <summary>
-    /// The set-up: two hosted pumps, three sessions of ten messages, an 80 ms handler, 5 s session locks. Runs
+    /// The measured set-up: two hosted pumps, three sessions of ten messages, an 80 ms handler, 5 s session locks. Runs
     /// once, or PRIORITYASYNC_SESSION_RUNS times (the 50-run figure); no overlap and no session lock lost in any run.
     /// </summary>
     [Fact]

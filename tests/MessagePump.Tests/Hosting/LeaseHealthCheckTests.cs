@@ -46,9 +46,9 @@ public class LeaseHealthCheckTests
     }
 
     /// <summary>
-    /// Trial 33: the thresholds are set for the default rule's 10 s of lock left at renewal. A keeper of 5 s locks renews
-    /// on time with 2.5 s left, which read Degraded for ever (under 5 s); now each renewal is judged against the
-    /// thresholds scaled to the buffer it was planned with (5 s and 1 s become 1.25 s and 0.25 s for a 2.5 s buffer).
+    /// The thresholds are set for the default rule's 10 s of lock left at renewal. A keeper of 5 s locks renews on time
+    /// with 2.5 s left, which would read Degraded for ever (under 5 s), so each renewal is judged against the thresholds
+    /// scaled to the buffer it was planned with (5 s and 1 s become 1.25 s and 0.25 s for a 2.5 s buffer).
     /// </summary>
     [Theory]
     [InlineData(2.5, 2.5, HealthStatus.Healthy)]     // a 5 s lock renewed on time

@@ -6,8 +6,8 @@ using PriorityAsync.MessagePump.Tests.Pump;
 namespace PriorityAsync.MessagePump.Tests.Hosting;
 
 /// <summary>
-/// The hosted pump runs on the scheduler the user registered, however they wrote the registration (issue 25: a
-/// scheduler registered under its own type, PriorityTaskScheduler, was ignored without a word), and a container that
+/// The hosted pump runs on the scheduler the user registered, however they wrote the registration (a scheduler
+/// registered under its own type, PriorityTaskScheduler, is used, not ignored without a word), and a container that
 /// holds two different schedulers fails the host's start saying what to register.
 /// </summary>
 public class RegisteredSchedulerTests

@@ -4,7 +4,7 @@ using Xunit.Abstractions;
 namespace PriorityAsync.MessagePump.Tests.Keeper;
 
 /// <summary>
-/// The public lease keeper (issue 33): a message the user's own loop received is renewed on schedule without a pump;
+/// The public lease keeper: a message the user's own loop received is renewed on schedule without a pump;
 /// a lost lock cancels the handle's token and is reported once; a renewal refused after the user settled or let go is
 /// not a loss; bad input is named and loses nothing. One thread, virtual time.
 /// </summary>
@@ -325,9 +325,10 @@ public class LeaseKeeperTests(ITestOutputHelper output)
     }
 
     /// <summary>
-    /// Trial 33: a message settled through its handle keeps its LockedUntil (the transports do not move it), so keeping it
-    /// again was accepted, and its first renewal, refused, counted a lost lease (the LeaseLost event, log event 22, the
-    /// health check Degraded for 5 minutes) for a message the user had completed. Now Keep refuses it, naming the message.
+    /// A message settled through its handle keeps its LockedUntil (the transports do not move it), so keeping it again
+    /// would be accepted, and its first renewal, refused, would count a lost lease (the LeaseLost event, log event 22,
+    /// the health check Degraded for 5 minutes) for a message the user had completed. Keep refuses it, naming the
+    /// message.
     /// </summary>
     [Theory]
     [InlineData("complete")]
@@ -365,10 +366,10 @@ public class LeaseKeeperTests(ITestOutputHelper output)
     }
 
     /// <summary>
-    /// Trial 33: a message kept with a source it was not received from made the source's RenewBatchAsync throw
-    /// ArgumentException for the whole batch; the keeper retried the batch until the locks ran out, so every lease that
-    /// fell due with it was lost too. Now the batch's leases are renewed alone (each through its own message), the
-    /// misuse is reported (event 34), and nothing is lost.
+    /// A message kept with a source it was not received from makes the source's RenewBatchAsync throw ArgumentException
+    /// for the whole batch; retried until the locks ran out, that batch would lose every lease that fell due with it. So
+    /// the batch's leases are renewed alone (each through its own message), the misuse is reported (event 34), and
+    /// nothing is lost.
     /// </summary>
     [Fact]
     public void AMessageKeptWithTheWrongSource_DoesNotLoseTheLeasesRenewedBesideIt()
@@ -405,10 +406,10 @@ public class LeaseKeeperTests(ITestOutputHelper output)
     }
 
     /// <summary>
-    /// Trial 33 (docs/lease-keeper.md, "Take the receive's reply in the lease lane"): a receive awaited in the Receive lane
-    /// resumes only when no processing work is ready, with the lock running since the broker took it; behind 10 s of
-    /// CPU-heavy handler slices a 5 s lock is gone before Keep. The same receive started in the keeper's lease lane resumes
-    /// ahead of the handlers and is kept with its lock nearly whole.
+    /// Where to take a receive's reply (docs/lease-keeper.md, "Take the receive's reply in the lease lane"): a receive
+    /// awaited in the Receive lane resumes only when no processing work is ready, with the lock running since the
+    /// broker took it; behind 10 s of CPU-heavy handler slices a 5 s lock is gone before Keep. The same receive started
+    /// in the keeper's lease lane resumes ahead of the handlers and is kept with its lock nearly whole.
     /// </summary>
     [Theory]
     [InlineData(false)]

@@ -74,7 +74,7 @@ public class RenewalBudgetTests
     [Fact]
     public void TheUsersOwnRenewalAnsweredWhileTheKeepersIsOut_IsNoBrokenContract_AndSendsNoExtraRenewal()
     {
-        // Issue 33: the keeper's first renewal (2.5 s) answers after 2 s; the handler renews the lock itself at 3 s
+        // The keeper's first renewal (2.5 s) answers after 2 s; the handler renews the lock itself at 3 s
         // (a processor's args.RenewMessageLockAsync), answered at once with a later expiry. The keeper's answer, older
         // news by then, must not be taken for an answer about another message (event 34) nor renewed again alone.
         var clock = new VirtualTimeProvider();

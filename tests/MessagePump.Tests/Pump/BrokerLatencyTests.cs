@@ -3,7 +3,7 @@ using Xunit.Abstractions;
 namespace PriorityAsync.MessagePump.Tests.Pump;
 
 /// <summary>
-/// The broker-latency table of the issue, on one thread and virtual time (the seed's shape, time-scaled: 40 messages
+/// The broker-latency table, on one thread and virtual time (the seed's shape, time-scaled: 40 messages
 /// of 10 × (100 ms CPU + 200 ms awaited I/O), a 1.5 s lock, default options): at 0 to 100 ms per broker call, no lease
 /// is lost and every message is completed once. LeaseFromTheAnswerTests proves the bound behind it. The same table on
 /// two workers runs on the real clock (a multi-thread scheduler has no virtual time) and asserts outcomes only.

@@ -2,8 +2,8 @@ namespace PriorityAsync.MessagePump.Tests.Pump;
 
 /// <summary>
 /// Renewal timing follows the renew round trips the pump observes. A 2 s lock whose renewals first take 100 ms, then
-/// 1.8 s (0.9 s to reach the broker): by the old rule alone (renew at half the remaining lock) the second slow renewal
-/// reaches the broker after the lock ended; with the round trip in the rule every renewal arrives in time.
+/// 1.8 s (0.9 s to reach the broker): by the half-lock rule alone (renew at half the remaining lock) the second slow
+/// renewal reaches the broker after the lock ended; with the round trip in the rule every renewal arrives in time.
 /// Virtual time, one thread.
 /// </summary>
 public class RenewalRoundTripTests

@@ -3,7 +3,7 @@ using Xunit.Abstractions;
 namespace PriorityAsync.MessagePump.Tests.Pump;
 
 /// <summary>
-/// The pump's one lease keeper (issue 23): the leases that fall due together are renewed in one batch call, never
+/// The pump's one lease keeper: the leases that fall due together are renewed in one batch call, never
 /// later than the per-message rule, a settled message's lease is dropped at once, a lease lost in a batch is handled as
 /// a lost single renewal, and a batch answer that breaks the contract is reported and each lease concerned renewed
 /// alone. One thread, virtual time.

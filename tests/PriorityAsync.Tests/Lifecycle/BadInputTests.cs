@@ -1,6 +1,6 @@
 namespace PriorityAsync.Tests.Lifecycle;
 
-/// <summary>Inputs that used to be accepted, overflow later or be reported under the wrong name.</summary>
+/// <summary>Bad inputs are refused at once under their own name, not accepted to overflow later.</summary>
 public class BadInputTests
 {
     [Theory]

@@ -1,7 +1,7 @@
 namespace PriorityAsync.Tests.Lifecycle;
 
 /// <summary>
-/// <see cref="PriorityScheduler"/> is disposable (issue 36): code that holds a scheduler as its base type (a DI
+/// <see cref="PriorityScheduler"/> is disposable: code that holds a scheduler as its base type (a DI
 /// registration, a field typed by the base) can release it, owned timer thread included, without knowing which
 /// scheduler it is; disposal through the base is the derived type's own disposal.
 /// </summary>

@@ -4,7 +4,7 @@ using PriorityAsync.Tests.Support;
 namespace PriorityAsync.Tests.Lifecycle;
 
 /// <summary>
-/// The final drain of a <see cref="PriorityAsyncContext"/> run (issue 22, part C): what the run's own items post from
+/// The final drain of a <see cref="PriorityAsyncContext"/> run: what the run's own items post from
 /// its thread while it ends runs there, on the same thread, before the run returns; what other threads post while it
 /// ends or after it is late work, counted. Orderings and counts only; the one real-time bound (the drain of a loop that
 /// re-posts itself forever) is a few hundred milliseconds that the test waits out with a generous hang bound.

@@ -3,8 +3,8 @@ using System.Diagnostics;
 namespace PriorityAsync.Tests.Lifecycle;
 
 /// <summary>
-/// Each reproduction of the lifecycle issue runs in a child process (tests/LifecycleProbe): before the shutdown
-/// contract every one of them aborted the process (exit code 134, "Unhandled exception ... accepts no more work"), which
+/// Each reproduction of a lifecycle failure runs in a child process (tests/LifecycleProbe): without the shutdown
+/// contract every one of them aborts the process (exit code 134, "Unhandled exception ... accepts no more work"), which
 /// would take the test host down with it. The child must exit 0 and print "ok": the process survived and every
 /// awaiting piece of code resumed.
 /// </summary>

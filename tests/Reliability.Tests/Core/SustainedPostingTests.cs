@@ -4,14 +4,13 @@ namespace PriorityAsync.Reliability.Tests.Core;
 
 /// <summary>
 /// A stop requested while threads keep posting must still end: it waits for ShutdownTimeout and the items queued at
-/// that moment, never for the posters. Found by scenario 2: with posters that never pause, the stop of a
-/// PriorityAsyncContextThread with the default ShutdownTimeout did not complete within 95 s.
+/// that moment, never for the posters: with posters that never pause, a stop that waits for empty lanes never ends.
 /// </summary>
 public class SustainedPostingTests
 {
     // How many posted items may wait at once. The posters keep the lanes this full all the time (so the lanes are never
-    // empty, which is what the context thread's old end check waited for), while the work queued at any moment, and so
-    // what a stop has to run, stays bounded whatever the machine's load does to the posters' and workers' speeds.
+    // empty, which is what an end check made only on empty lanes would wait for), while the work queued at any moment,
+    // and so what a stop has to run, stays bounded whatever the machine's load does to the posters' and workers' speeds.
     private const int MaxQueued = 4_000;
 
     [Theory]
