@@ -66,20 +66,16 @@ public sealed class ProcessorKeeperStrategy : ConsumerStrategy
         {
             processor.ProcessMessageAsync += async args =>
             {
-                LeaseHandle lease;
-                try
+                using var lease = keeper.Keep(args, processor);
+                if (lease.IsLost)
                 {
-                    lease = keeper.Keep(args, processor);
-                }
-                catch (ArgumentException ex) when (ex.ParamName == "message")
-                {
-                    // The lock ran out before the handler was called (the message waited for a starved pool): lost.
+                    // The lock ran out before the handler was called (the message waited for a starved pool): the keeper
+                    // counted and reported it, and the handler does not run it as if it were held.
                     queue.Ledger.OnDelivered(args.Message.MessageId, args.Message.DeliveryCount);
                     queue.Ledger.OnSettled(args.Message.MessageId, args.Message.DeliveryCount, DeliveryOutcome.LockLost);
                     return;
                 }
 
-                using var kept = lease;
                 using var stop = CancellationTokenSource.CreateLinkedTokenSource(args.CancellationToken, lease.LeaseLostToken);
                 await Task.Factory.StartNew(
                     () => ProcessorStrategy.HandleAsync(run, queue, args, stop.Token),

@@ -86,19 +86,17 @@ public sealed class ServiceBusSeedConsumer
         var message = ledger.OnDelivered(received.MessageId, received.DeliveryCount);
         using var lockLost = new CancellationTokenSource();
         using var settling = new CancellationTokenSource();
-        LeaseHandle? lease = null;
-        Task keeper;
-        try
+        var lease = _keeper?.Keep(receiver, received);
+        if (lease is { IsLost: true })
         {
-            lease = _keeper?.Keep(receiver, received);
-            keeper = lease is null ? KeepLockAsync(receiver, received, message, timers, lockLost, settling.Token) : Task.CompletedTask;
-        }
-        catch (ArgumentException ex) when (ex.ParamName == "message")
-        {
-            // The keeper refused a message whose lock had run out before it could be kept: lost, as the seed's loop finds at its first renewal.
+            // The lock had run out before the message could be kept (the keeper counted and reported it): lost, as the
+            // seed's loop finds at its first renewal.
+            lease.Dispose();
             ledger.OnSettled(received.MessageId, received.DeliveryCount, DeliveryOutcome.LockLost);
             return;
         }
+
+        var keeper = lease is null ? KeepLockAsync(receiver, received, message, timers, lockLost, settling.Token) : Task.CompletedTask;
 
         using var leaseLost = lease is null ? default : lease.LeaseLostToken.Register(() =>
         {
