@@ -133,12 +133,18 @@ public sealed class KeepProcessorSampleTests
         ended.Should().BeNull("the loop goes on past a lost lock and a message handed over with its lock gone, until it is stopped");
         queue.CompletedCount.Should().Be(3);
         queue.CompletionsOf("a").Should().Be(1);
-        handled.Count(h => h == "a").Should().Be(2, "a's lock was lost while it was handled: it came back and was handled again");
-        handled.Count(h => h == "b").Should().Be(1, "a kept lock is not lost, and a delivery handed over with its lock gone is not handled");
-        handled.Count(h => h == "c").Should().Be(1, "a kept lock is not lost, and a delivery handed over with its lock gone is not handled");
         await Bounded.UntilAsync(() => Task.FromResult(keeper.GetStatistics().LeasesLost == lost.Count), SbHarness.HangBound, "every loss counted as reported");
-        lost.Where(l => !l.BeforeKept).Select(l => l.Id).Should().Equal(["a"], "the one lock lost while its message was handled");
-        lost.Count(l => l.BeforeKept).Should().Be((int)keeper.GetStatistics().LeasesLost - 1, "every other loss is a delivery handed over with its lock gone, counted and never handled");
+        var lostWhileHandled = lost.Where(l => !l.BeforeKept).Select(l => l.Id).ToList();
+        lostWhileHandled.Should().Contain("a", "a's lock was lost while it was handled (the injected fault)");
+        handled.Count(h => h == "a").Should().Be(2, "a came back after its lost lock and was handled again");
+        foreach (var id in new[] { "a", "b", "c" })
+        {
+            // A prefetched delivery may reach Keep with a few milliseconds of lock left and lose it at its first
+            // renewal: then it is handled again. Every handling but the completed one ended with a loss the keeper reported.
+            handled.Count(h => h == id).Should().Be(1 + lostWhileHandled.Count(l => l == id), $"{id} is handled once, plus once per lock lost while it was handled; a delivery handed over with its lock gone is not handled");
+        }
+
+        lost.Count(l => l.BeforeKept).Should().Be((int)keeper.GetStatistics().LeasesLost - lostWhileHandled.Count, "every other loss is a delivery handed over with its lock gone, counted and never handled");
     }
 
     /// <summary>The bodies of the C# blocks of <paramref name="markdown"/>, in order.</summary>
