@@ -501,24 +501,24 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
             return null; // every session named is held (checked before the accept began; one accept at a time)
         }
 
+        // Not bounded by the receive's wait: the accept runs beside the receives (its task is kept across them) until
+        // the broker hands over a session or the client's own operation timeout ends the wait, and only disposal
+        // cancels it. An accept canceled at a fixed bound never completes when its answers wait longer than that for a
+        // thread (a starved pool), and a canceled accept can leave a session locked to a link nobody reads.
         ServiceBusSessionMessageSource session;
-        using (var bounded = new CancellationTokenSource(_options.MaxWaitTime, _clock))
-        using (_disposing.Token.UnsafeRegister(static state => ((CancellationTokenSource)state!).Cancel(), bounded))
+        try
         {
-            try
-            {
-                session = await _transport.AcceptCoreAsync(Entity, sessionId, LockDuration, _options, bounded.Token).ConfigureAwait(false);
-            }
-            catch (Exception ex) when (ex is OperationCanceledException || (ex is TransientTransportException && ServiceBusErrors.IsNoSessionAvailable(ex.InnerException)))
-            {
-                return null; // no session has messages now
-            }
-            catch (TransientTransportException) when (sessionId is not null)
-            {
-                // The session asked for is held by another receiver (or was just released by this one): the next id's turn.
-                await Task.Delay(_options.MaxWaitTime, _clock, _disposing.Token).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
-                return null;
-            }
+            session = await _transport.AcceptCoreAsync(Entity, sessionId, LockDuration, _options, _disposing.Token).ConfigureAwait(false);
+        }
+        catch (Exception ex) when (ex is OperationCanceledException || (ex is TransientTransportException && ServiceBusErrors.IsNoSessionAvailable(ex.InnerException)))
+        {
+            return null; // no session has messages now
+        }
+        catch (TransientTransportException) when (sessionId is not null)
+        {
+            // The session asked for is held by another receiver (or was just released by this one): the next id's turn.
+            await Task.Delay(_options.MaxWaitTime, _clock, _disposing.Token).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
+            return null;
         }
 
         // Kept from now: the opening call may outlast the lock.
