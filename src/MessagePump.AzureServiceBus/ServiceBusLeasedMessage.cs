@@ -26,7 +26,7 @@ namespace PriorityAsync.MessagePump.AzureServiceBus;
 /// returns. The token is then checked before the call; the settlement ends as the pump's own do.
 /// </para>
 /// </remarks>
-public sealed class ServiceBusLeasedMessage : ILeasedMessage, IPumpRoutedMessage, IHandlerEndListener
+public sealed class ServiceBusLeasedMessage : ISettleableMessage, IHandlerEndListener
 {
     /// <summary>The application property the SDK writes a producer's W3C trace context into.</summary>
     internal const string DiagnosticIdProperty = "Diagnostic-Id";
@@ -35,8 +35,7 @@ public sealed class ServiceBusLeasedMessage : ILeasedMessage, IPumpRoutedMessage
     private readonly SessionLock? _session;
     private IReadOnlyDictionary<string, string>? _headers;
     private long _lockedUntilTicks;
-    private PumpDelivery? _owner;
-    private PropertiesToModify? _propertiesToModify;
+    private ISettlementOwner? _owner;
 
     internal ServiceBusLeasedMessage(ServiceBusReceiver receiver, ServiceBusReceivedMessage message, ServiceBusEntity entity, SessionLock? session = null)
     {
@@ -125,16 +124,10 @@ public sealed class ServiceBusLeasedMessage : ILeasedMessage, IPumpRoutedMessage
     }
 
     /// <inheritdoc />
-    public Task CompleteAsync(CancellationToken cancellationToken = default) =>
-        Volatile.Read(ref _owner) is { } owner
-            ? owner.SettleForMessageAsync(Settlement.Complete, reason: null, description: null, cancellationToken)
-            : SettleDirectAsync(Settlement.Complete, reason: null, description: null, cancellationToken);
+    public Task CompleteAsync(CancellationToken cancellationToken = default) => RouteAsync(MessageSettlement.Complete, cancellationToken);
 
     /// <inheritdoc />
-    public Task AbandonAsync(CancellationToken cancellationToken = default) =>
-        Volatile.Read(ref _owner) is { } owner
-            ? owner.SettleForMessageAsync(Settlement.Abandon, reason: null, description: null, cancellationToken)
-            : SettleDirectAsync(Settlement.Abandon, reason: null, description: null, cancellationToken);
+    public Task AbandonAsync(CancellationToken cancellationToken = default) => RouteAsync(MessageSettlement.Abandon(), cancellationToken);
 
     /// <inheritdoc />
     /// <remarks>The dead-letter reason is <paramref name="reason"/>, without a description.</remarks>
@@ -152,21 +145,54 @@ public sealed class ServiceBusLeasedMessage : ILeasedMessage, IPumpRoutedMessage
     public Task DeadLetterAsync(string reason, string? description, CancellationToken cancellationToken = default)
     {
         ArgumentException.ThrowIfNullOrWhiteSpace(reason);
-        return Volatile.Read(ref _owner) is { } owner
-            ? owner.SettleForMessageAsync(Settlement.DeadLetter, reason, description, cancellationToken)
-            : SettleDirectAsync(Settlement.DeadLetter, reason, description, cancellationToken);
+        return RouteAsync(MessageSettlement.DeadLetter(reason, description), cancellationToken);
     }
 
     /// <inheritdoc />
-    void IPumpRoutedMessage.RouteSettlementsThrough(PumpDelivery delivery)
+    void ISettleableMessage.RouteSettlementsThrough(ISettlementOwner owner)
     {
-        var previous = Interlocked.Exchange(ref _owner, delivery);
+        ArgumentNullException.ThrowIfNull(owner);
+        var previous = Interlocked.Exchange(ref _owner, owner);
         Debug.Assert(previous is null, "A delivery is owned by one pump.");
     }
 
-    /// <inheritdoc />
-    Task IPumpRoutedMessage.SettleDirectAsync(Settlement settlement, string? reason, string? description, CancellationToken cancellationToken) =>
-        SettleDirectAsync(settlement, reason, description, cancellationToken);
+    /// <summary>
+    /// Settles the message through the receiver that received it, whoever owns the delivery (the pump's way to settle;
+    /// a handler settles through the pump's context or the message's own calls). Every kind is offered, defer
+    /// included; <see cref="MessageSettlement.TransportData"/>, when given, is the SDK's <c>propertiesToModify</c>, an
+    /// <see cref="IDictionary{TKey, TValue}"/> of <see cref="string"/> to <see cref="object"/> sent with an abandon,
+    /// dead-letter or defer (a complete carries none).
+    /// </summary>
+    /// <param name="settlement">How to settle.</param>
+    /// <param name="cancellationToken">Cancels the call.</param>
+    /// <returns><see cref="SettlementOutcome.Confirmed"/> once the broker has settled the message: Service Bus answers every settlement.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="settlement"/> is null.</exception>
+    /// <exception cref="ArgumentException">The transport data is not an <c>IDictionary&lt;string, object&gt;</c>, or is given with a complete.</exception>
+    /// <exception cref="LeaseLostException">The lock expired or the message was settled.</exception>
+    /// <exception cref="TransientTransportException">The broker failed in a way worth retrying.</exception>
+    public async Task<SettlementOutcome> SettleAsync(MessageSettlement settlement, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(settlement);
+        var properties = settlement.TransportData switch
+        {
+            null => null,
+            IDictionary<string, object> dictionary when settlement.Kind != SettlementKind.Complete => dictionary,
+            _ when settlement.Kind == SettlementKind.Complete => throw new ArgumentException("A Service Bus complete carries no properties to modify.", nameof(settlement)),
+            var other => throw new ArgumentException($"A Service Bus settlement's transport data is its propertiesToModify, an IDictionary<string, object>; got {other.GetType().Name}.", nameof(settlement)),
+        };
+        var reason = settlement.Reason;
+        var description = settlement.Description;
+        await (settlement.Kind switch
+        {
+            SettlementKind.Complete => SettleAsync("complete", (receiver, message, ct) => receiver.CompleteMessageAsync(message, ct), cancellationToken),
+            SettlementKind.Abandon => SettleAsync("abandon", (receiver, message, ct) => receiver.AbandonMessageAsync(message, properties, ct), cancellationToken),
+            SettlementKind.Defer => SettleAsync("defer", (receiver, message, ct) => receiver.DeferMessageAsync(message, properties, ct), cancellationToken),
+            _ when reason is null => SettleAsync("dead-letter", (receiver, message, ct) => receiver.DeadLetterMessageAsync(message, properties, ct), cancellationToken),
+            _ when properties is null => SettleAsync("dead-letter", (receiver, message, ct) => receiver.DeadLetterMessageAsync(message, reason, description, ct), cancellationToken),
+            _ => SettleAsync("dead-letter", (receiver, message, ct) => receiver.DeadLetterMessageAsync(message, properties, reason, description, ct), cancellationToken),
+        }).ConfigureAwait(false);
+        return SettlementOutcome.Confirmed;
+    }
 
     /// <inheritdoc />
     public override string ToString() => _session is null
@@ -176,31 +202,9 @@ public sealed class ServiceBusLeasedMessage : ILeasedMessage, IPumpRoutedMessage
     /// <summary>The pump is done with this delivery: for a message of a session, a re-acceptance of the session in this process may deliver again.</summary>
     void IHandlerEndListener.OnHandlerEnded() => _session?.Ended(this);
 
-    /// <summary>
-    /// Sets the application properties the next settlement of kind <paramref name="settlement"/> (abandon, dead-letter,
-    /// defer) sends with it (the SDK's <c>propertiesToModify</c>); called just before that settlement is asked of the
-    /// pump. Kept for its retries; a settlement of another kind (the pump's own abandon at stop) sends none.
-    /// </summary>
-    internal void SetPropertiesToModify(Settlement settlement, IDictionary<string, object>? properties)
-    {
-        Debug.Assert(settlement != Settlement.Complete, "A complete carries no properties.");
-        Volatile.Write(ref _propertiesToModify, properties is null ? null : new PropertiesToModify(settlement, properties));
-    }
-
-    /// <summary>The settle call to the receiver, which the pump makes (and the public calls, for a message no pump owns).</summary>
-    private Task SettleDirectAsync(Settlement settlement, string? reason, string? description, CancellationToken cancellationToken)
-    {
-        var properties = Volatile.Read(ref _propertiesToModify) is { } set && set.Settlement == settlement ? set.Properties : null;
-        return settlement switch
-        {
-            Settlement.Complete => SettleAsync("complete", (receiver, message, ct) => receiver.CompleteMessageAsync(message, ct), cancellationToken),
-            Settlement.Abandon => SettleAsync("abandon", (receiver, message, ct) => receiver.AbandonMessageAsync(message, properties, ct), cancellationToken),
-            Settlement.Defer => SettleAsync("defer", (receiver, message, ct) => receiver.DeferMessageAsync(message, properties, ct), cancellationToken),
-            _ when reason is null => SettleAsync("dead-letter", (receiver, message, ct) => receiver.DeadLetterMessageAsync(message, properties, ct), cancellationToken),
-            _ when properties is null => SettleAsync("dead-letter", (receiver, message, ct) => receiver.DeadLetterMessageAsync(message, reason!, description, ct), cancellationToken),
-            _ => SettleAsync("dead-letter", (receiver, message, ct) => receiver.DeadLetterMessageAsync(message, properties, reason!, description, ct), cancellationToken),
-        };
-    }
+    /// <summary>A public settle call: through the pump that owns the delivery, or straight to the receiver.</summary>
+    private Task RouteAsync(MessageSettlement settlement, CancellationToken cancellationToken) =>
+        Volatile.Read(ref _owner) is { } owner ? owner.SettleAsync(settlement, cancellationToken) : SettleAsync(settlement, cancellationToken);
 
     private async Task SettleAsync(string operation, Func<ServiceBusReceiver, ServiceBusReceivedMessage, CancellationToken, Task> settle, CancellationToken cancellationToken)
     {
@@ -249,9 +253,6 @@ public sealed class ServiceBusLeasedMessage : ILeasedMessage, IPumpRoutedMessage
             throw new LeaseLostException($"Cannot {operation} {this}: it was already settled.");
         }
     }
-
-    /// <summary>The <c>propertiesToModify</c> of one settlement kind.</summary>
-    private sealed record PropertiesToModify(Settlement Settlement, IDictionary<string, object> Properties);
 
     private static ReadOnlyDictionary<string, string> ReadHeaders(ServiceBusReceivedMessage message)
     {

@@ -16,11 +16,11 @@ namespace PriorityAsync.MessagePump.PostgreSql;
 /// as <see cref="MessageContext.CompleteAsync"/> and its siblings do: the pump counts the settlement as what it was and
 /// does not settle the message again when the handler returns.
 /// </remarks>
-public sealed class PostgreSqlLeasedMessage : ILeasedMessage, IPumpRoutedMessage
+public sealed class PostgreSqlLeasedMessage : ISettleableMessage
 {
     private long _lockedUntilTicks;
     private long _serverLockedUntilTicks;
-    private PumpDelivery? _owner;
+    private ISettlementOwner? _owner;
 
     internal PostgreSqlLeasedMessage(
         PostgreSqlQueue queue,
@@ -103,41 +103,53 @@ public sealed class PostgreSqlLeasedMessage : ILeasedMessage, IPumpRoutedMessage
     }
 
     /// <inheritdoc />
-    public Task CompleteAsync(CancellationToken cancellationToken = default) =>
-        Volatile.Read(ref _owner) is { } owner
-            ? owner.SettleForMessageAsync(Settlement.Complete, reason: null, description: null, cancellationToken)
-            : CompleteDirectAsync(cancellationToken);
+    public Task CompleteAsync(CancellationToken cancellationToken = default) => RouteAsync(MessageSettlement.Complete, cancellationToken);
 
     /// <inheritdoc />
-    public Task AbandonAsync(CancellationToken cancellationToken = default) =>
-        Volatile.Read(ref _owner) is { } owner
-            ? owner.SettleForMessageAsync(Settlement.Abandon, reason: null, description: null, cancellationToken)
-            : AbandonDirectAsync(cancellationToken);
+    public Task AbandonAsync(CancellationToken cancellationToken = default) => RouteAsync(MessageSettlement.Abandon(), cancellationToken);
 
     /// <inheritdoc />
     public Task DeadLetterAsync(string reason, CancellationToken cancellationToken = default)
     {
         ArgumentException.ThrowIfNullOrWhiteSpace(reason);
-        return Volatile.Read(ref _owner) is { } owner
-            ? owner.SettleForMessageAsync(Settlement.DeadLetter, reason, description: null, cancellationToken)
-            : DeadLetterDirectAsync(reason, cancellationToken);
+        return RouteAsync(MessageSettlement.DeadLetter(reason), cancellationToken);
     }
 
     /// <inheritdoc />
-    void IPumpRoutedMessage.RouteSettlementsThrough(PumpDelivery delivery)
+    void ISettleableMessage.RouteSettlementsThrough(ISettlementOwner owner)
     {
-        var previous = Interlocked.Exchange(ref _owner, delivery);
+        ArgumentNullException.ThrowIfNull(owner);
+        var previous = Interlocked.Exchange(ref _owner, owner);
         Debug.Assert(previous is null, "A delivery is owned by one pump.");
     }
 
     /// <inheritdoc />
-    /// <remarks>The queue keeps no dead-letter description: <paramref name="description"/> is dropped.</remarks>
-    Task IPumpRoutedMessage.SettleDirectAsync(Settlement settlement, string? reason, string? description, CancellationToken cancellationToken) => settlement switch
+    /// <remarks>
+    /// The queue keeps no dead-letter description (it is dropped) and has no defer (<see cref="NotSupportedException"/>);
+    /// it takes no transport data (<see cref="ArgumentException"/>). Every answer is confirmed: a settlement is one
+    /// statement that reports the row it changed.
+    /// </remarks>
+    public async Task<SettlementOutcome> SettleAsync(MessageSettlement settlement, CancellationToken cancellationToken = default)
     {
-        Settlement.Complete => CompleteDirectAsync(cancellationToken),
-        Settlement.Abandon => AbandonDirectAsync(cancellationToken),
-        _ => DeadLetterDirectAsync(reason!, cancellationToken),
-    };
+        ArgumentNullException.ThrowIfNull(settlement);
+        if (settlement.TransportData is not null)
+        {
+            throw new ArgumentException("The PostgreSQL queue takes no transport data with a settlement.", nameof(settlement));
+        }
+
+        await (settlement.Kind switch
+        {
+            SettlementKind.Complete => CompleteDirectAsync(cancellationToken),
+            SettlementKind.Abandon => AbandonDirectAsync(cancellationToken),
+            SettlementKind.DeadLetter => DeadLetterDirectAsync(settlement.Reason ?? "DeadLettered", cancellationToken),
+            _ => throw new NotSupportedException("The PostgreSQL queue has no defer."),
+        }).ConfigureAwait(false);
+        return SettlementOutcome.Confirmed;
+    }
+
+    /// <summary>A public settle call: through the pump that owns the delivery, or straight to the database.</summary>
+    private Task RouteAsync(MessageSettlement settlement, CancellationToken cancellationToken) =>
+        Volatile.Read(ref _owner) is { } owner ? owner.SettleAsync(settlement, cancellationToken) : SettleAsync(settlement, cancellationToken);
 
     private async Task CompleteDirectAsync(CancellationToken cancellationToken)
     {

@@ -79,7 +79,7 @@ public class ServiceBusPumpMessageEventArgs : EventArgs
     /// <exception cref="InvalidOperationException">The message was already settled by this handler.</exception>
     /// <exception cref="ServiceBusException">The lock was lost (<see cref="ServiceBusFailureReason.MessageLockLost"/>; for a message of a session <see cref="ServiceBusFailureReason.SessionLockLost"/>), or the broker refused the settlement.</exception>
     public Task AbandonMessageAsync(ServiceBusReceivedMessage message, IDictionary<string, object>? propertiesToModify = null, CancellationToken cancellationToken = default) =>
-        SettleAsync(message, Settlement.Abandon, propertiesToModify, reason: null, description: null, cancellationToken);
+        SettleAsync(message, MessageSettlement.Abandon(propertiesToModify), cancellationToken);
 
     /// <summary>Moves the message to the dead-letter queue with a reason and a description.</summary>
     /// <param name="message">The message: <see cref="Message"/>.</param>
@@ -94,7 +94,7 @@ public class ServiceBusPumpMessageEventArgs : EventArgs
     public Task DeadLetterMessageAsync(ServiceBusReceivedMessage message, string deadLetterReason, string? deadLetterErrorDescription = null, CancellationToken cancellationToken = default)
     {
         ArgumentException.ThrowIfNullOrWhiteSpace(deadLetterReason);
-        return SettleAsync(message, Settlement.DeadLetter, propertiesToModify: null, deadLetterReason, deadLetterErrorDescription, cancellationToken);
+        return SettleAsync(message, MessageSettlement.DeadLetter(deadLetterReason, deadLetterErrorDescription), cancellationToken);
     }
 
     /// <summary>Moves the message to the dead-letter queue without a reason, setting application properties on it.</summary>
@@ -107,7 +107,7 @@ public class ServiceBusPumpMessageEventArgs : EventArgs
     /// <exception cref="InvalidOperationException">The message was already settled by this handler.</exception>
     /// <exception cref="ServiceBusException">The lock was lost (<see cref="ServiceBusFailureReason.MessageLockLost"/>; for a message of a session <see cref="ServiceBusFailureReason.SessionLockLost"/>), or the broker refused the settlement.</exception>
     public Task DeadLetterMessageAsync(ServiceBusReceivedMessage message, IDictionary<string, object>? propertiesToModify = null, CancellationToken cancellationToken = default) =>
-        SettleAsync(message, Settlement.DeadLetter, propertiesToModify, reason: null, description: null, cancellationToken);
+        SettleAsync(message, MessageSettlement.DeadLetter(reason: null, transportData: propertiesToModify), cancellationToken);
 
     /// <summary>Moves the message to the dead-letter queue with a reason and a description, setting application properties on it.</summary>
     /// <param name="message">The message: <see cref="Message"/>.</param>
@@ -123,7 +123,7 @@ public class ServiceBusPumpMessageEventArgs : EventArgs
     public Task DeadLetterMessageAsync(ServiceBusReceivedMessage message, IDictionary<string, object>? propertiesToModify, string deadLetterReason, string? deadLetterErrorDescription = null, CancellationToken cancellationToken = default)
     {
         ArgumentException.ThrowIfNullOrWhiteSpace(deadLetterReason);
-        return SettleAsync(message, Settlement.DeadLetter, propertiesToModify, deadLetterReason, deadLetterErrorDescription, cancellationToken);
+        return SettleAsync(message, MessageSettlement.DeadLetter(deadLetterReason, deadLetterErrorDescription, propertiesToModify), cancellationToken);
     }
 
     /// <summary>
@@ -140,7 +140,7 @@ public class ServiceBusPumpMessageEventArgs : EventArgs
     /// <exception cref="InvalidOperationException">The message was already settled by this handler.</exception>
     /// <exception cref="ServiceBusException">The lock was lost (<see cref="ServiceBusFailureReason.MessageLockLost"/>; for a message of a session <see cref="ServiceBusFailureReason.SessionLockLost"/>), or the broker refused the settlement.</exception>
     public Task DeferMessageAsync(ServiceBusReceivedMessage message, IDictionary<string, object>? propertiesToModify = null, CancellationToken cancellationToken = default) =>
-        SettleAsync(message, Settlement.Defer, propertiesToModify, reason: null, description: null, cancellationToken);
+        SettleAsync(message, MessageSettlement.Defer(propertiesToModify), cancellationToken);
 
     /// <summary>
     /// Renews the message's lock now, in the pump's lease lane, and moves <see cref="ServiceBusReceivedMessage.LockedUntil"/>
@@ -182,24 +182,9 @@ public class ServiceBusPumpMessageEventArgs : EventArgs
         ? SettleAsync(Message, "complete", () => Context.CompleteAsync(), CancellationToken.None)
         : SettleAsync(Message, "abandon", () => Context.AbandonAsync(), CancellationToken.None);
 
-    /// <summary>A settlement with the SDK's <c>propertiesToModify</c>, which the leased message sends with it.</summary>
-    private Task SettleAsync(ServiceBusReceivedMessage message, Settlement settlement, IDictionary<string, object>? propertiesToModify, string? reason, string? description, CancellationToken cancellationToken) =>
-        SettleAsync(
-            message,
-            settlement switch
-            {
-                Settlement.Abandon => "abandon",
-                Settlement.Defer => "defer",
-                _ => "dead-letter",
-            },
-            () =>
-            {
-                // Set before the pump claims the settlement: only a settlement of this kind sends them (this one; the
-                // pump's own abandon at stop could also, were it to claim the message first: the handler asked for it).
-                _leased.SetPropertiesToModify(settlement, propertiesToModify);
-                return Context.Delivery.SettleAsync(settlement, reason, description);
-            },
-            cancellationToken);
+    /// <summary>A settlement with the SDK's <c>propertiesToModify</c> as its transport data, which the leased message sends with it.</summary>
+    private Task SettleAsync(ServiceBusReceivedMessage message, MessageSettlement settlement, CancellationToken cancellationToken) =>
+        SettleAsync(message, settlement.ToString(), () => Context.SettleAsync(settlement), cancellationToken);
 
     /// <summary>
     /// The SDK's exception for a lock lost under a handler: <see cref="ServiceBusFailureReason.MessageLockLost"/>, or for a

@@ -32,6 +32,9 @@ internal static partial class MessagePumpLog
     [LoggerMessage(15, LogLevel.Debug, "Message pump {Pump} deferred {MessageId}.")]
     public static partial void Deferred(ILogger logger, string pump, string messageId);
 
+    [LoggerMessage(16, LogLevel.Warning, "Message pump {Pump}: the broker accepted the {Operation} of {MessageId} but cannot confirm it took effect; the message may be delivered again.")]
+    public static partial void SettledUnconfirmed(ILogger logger, string pump, string operation, string messageId);
+
     [LoggerMessage(20, LogLevel.Trace, "Message pump {Pump} renewed {MessageId} with {Slack} of lock left.")]
     public static partial void Renewed(ILogger logger, string pump, string messageId, TimeSpan slack);
 

@@ -22,6 +22,7 @@ internal sealed class PumpEvents
     private long _unsettledAtStop;
     private long _deadLettered;
     private long _deferred;
+    private long _unconfirmed;
     private long _leasesLost;
     private long _settleFailures;
     private long _handlerFailures;
@@ -79,26 +80,32 @@ internal sealed class PumpEvents
         MessagePumpLog.HandlerFailed(_logger, failure, _pump, message.MessageId, message.DeliveryCount);
     }
 
-    public void Settled(ILeasedMessage message, Settlement settlement, string? reason)
+    public void Settled(ILeasedMessage message, MessageSettlement settlement, SettlementOutcome outcome)
     {
-        _telemetry.Settled(settlement);
-        switch (settlement)
+        _telemetry.Settled(settlement.Kind);
+        if (outcome == SettlementOutcome.Unconfirmed)
         {
-            case Settlement.Complete:
+            Interlocked.Increment(ref _unconfirmed);
+            MessagePumpLog.SettledUnconfirmed(_logger, _pump, settlement.ToString(), message.MessageId);
+        }
+
+        switch (settlement.Kind)
+        {
+            case SettlementKind.Complete:
                 Interlocked.Increment(ref _completed);
                 MessagePumpLog.Completed(_logger, _pump, message.MessageId);
                 break;
-            case Settlement.Abandon:
+            case SettlementKind.Abandon:
                 Interlocked.Increment(ref _abandoned);
                 MessagePumpLog.Abandoned(_logger, _pump, message.MessageId);
                 break;
-            case Settlement.Defer:
+            case SettlementKind.Defer:
                 Interlocked.Increment(ref _deferred);
                 MessagePumpLog.Deferred(_logger, _pump, message.MessageId);
                 break;
             default:
                 Interlocked.Increment(ref _deadLettered);
-                MessagePumpLog.DeadLettered(_logger, _pump, message.MessageId, reason ?? "no reason given");
+                MessagePumpLog.DeadLettered(_logger, _pump, message.MessageId, settlement.Reason ?? "no reason given");
                 break;
         }
     }
@@ -178,6 +185,7 @@ internal sealed class PumpEvents
         UnsettledAtStop = Interlocked.Read(ref _unsettledAtStop),
         DeadLettered = Interlocked.Read(ref _deadLettered),
         Deferred = Interlocked.Read(ref _deferred),
+        UnconfirmedSettlements = Interlocked.Read(ref _unconfirmed),
         LeasesLost = Interlocked.Read(ref _leasesLost),
         SettleFailures = Interlocked.Read(ref _settleFailures),
         HandlerFailures = Interlocked.Read(ref _handlerFailures),

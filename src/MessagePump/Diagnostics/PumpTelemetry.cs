@@ -62,13 +62,13 @@ internal sealed partial class PumpTelemetry
         _instruments.ProcessDuration.Record(duration.TotalSeconds, tags);
     }
 
-    public void Settled(Settlement settlement)
+    public void Settled(SettlementKind settlement)
     {
         var (counter, operation) = settlement switch
         {
-            Settlement.Complete => (_instruments.Completed, MessagePumpDiagnostics.CompleteOperation),
-            Settlement.Abandon => (_instruments.Abandoned, MessagePumpDiagnostics.AbandonOperation),
-            Settlement.Defer => (_instruments.Deferred, MessagePumpDiagnostics.DeferOperation),
+            SettlementKind.Complete => (_instruments.Completed, MessagePumpDiagnostics.CompleteOperation),
+            SettlementKind.Abandon => (_instruments.Abandoned, MessagePumpDiagnostics.AbandonOperation),
+            SettlementKind.Defer => (_instruments.Deferred, MessagePumpDiagnostics.DeferOperation),
             _ => (_instruments.DeadLettered, MessagePumpDiagnostics.DeadLetterOperation),
         };
         if (counter.Enabled)

@@ -8,10 +8,10 @@ namespace PriorityAsync.MessagePump;
 /// as <see cref="MessageContext.CompleteAsync"/> and its siblings do: the pump counts the settlement as what it was and
 /// does not settle the message again when the handler returns.
 /// </remarks>
-internal sealed class InMemoryMessage : ILeasedMessage, IPumpRoutedMessage
+internal sealed class InMemoryMessage : ISettleableMessage
 {
     private long _lockedUntilTicks;
-    private PumpDelivery? _owner;
+    private ISettlementOwner? _owner;
 
     internal InMemoryMessage(InMemoryQueue queue, InMemoryQueue.Entry entry, Guid lockToken, int deliveryCount, DateTimeOffset lockedUntil)
     {
@@ -48,39 +48,52 @@ internal sealed class InMemoryMessage : ILeasedMessage, IPumpRoutedMessage
     public Task<DateTimeOffset> RenewLockAsync(CancellationToken cancellationToken = default) => Queue.RenewAsync(this, cancellationToken);
 
     /// <inheritdoc />
-    public Task CompleteAsync(CancellationToken cancellationToken = default) =>
-        Volatile.Read(ref _owner) is { } owner
-            ? owner.SettleForMessageAsync(Settlement.Complete, reason: null, description: null, cancellationToken)
-            : Queue.CompleteAsync(LockToken, cancellationToken);
+    public Task CompleteAsync(CancellationToken cancellationToken = default) => RouteAsync(MessageSettlement.Complete, cancellationToken);
 
     /// <inheritdoc />
-    public Task AbandonAsync(CancellationToken cancellationToken = default) =>
-        Volatile.Read(ref _owner) is { } owner
-            ? owner.SettleForMessageAsync(Settlement.Abandon, reason: null, description: null, cancellationToken)
-            : Queue.AbandonAsync(LockToken, cancellationToken);
+    public Task AbandonAsync(CancellationToken cancellationToken = default) => RouteAsync(MessageSettlement.Abandon(), cancellationToken);
 
     /// <inheritdoc />
     public Task DeadLetterAsync(string reason, CancellationToken cancellationToken = default)
     {
         ArgumentException.ThrowIfNullOrWhiteSpace(reason);
-        return Volatile.Read(ref _owner) is { } owner
-            ? owner.SettleForMessageAsync(Settlement.DeadLetter, reason, description: null, cancellationToken)
-            : Queue.DeadLetterAsync(LockToken, reason, cancellationToken);
+        return RouteAsync(MessageSettlement.DeadLetter(reason), cancellationToken);
     }
 
-    void IPumpRoutedMessage.RouteSettlementsThrough(PumpDelivery delivery)
+    /// <inheritdoc />
+    void ISettleableMessage.RouteSettlementsThrough(ISettlementOwner owner)
     {
-        var previous = Interlocked.Exchange(ref _owner, delivery);
+        ArgumentNullException.ThrowIfNull(owner);
+        var previous = Interlocked.Exchange(ref _owner, owner);
         Debug.Assert(previous is null, "A delivery is owned by one pump.");
     }
 
-    /// <remarks>The in-memory queue keeps no dead-letter description: <paramref name="description"/> is dropped.</remarks>
-    Task IPumpRoutedMessage.SettleDirectAsync(Settlement settlement, string? reason, string? description, CancellationToken cancellationToken) => settlement switch
+    /// <inheritdoc />
+    /// <remarks>
+    /// The in-memory queue keeps no dead-letter description (it is dropped) and has no defer
+    /// (<see cref="NotSupportedException"/>); it takes no transport data (<see cref="ArgumentException"/>).
+    /// </remarks>
+    public async Task<SettlementOutcome> SettleAsync(MessageSettlement settlement, CancellationToken cancellationToken = default)
     {
-        Settlement.Complete => Queue.CompleteAsync(LockToken, cancellationToken),
-        Settlement.Abandon => Queue.AbandonAsync(LockToken, cancellationToken),
-        _ => Queue.DeadLetterAsync(LockToken, reason!, cancellationToken),
-    };
+        ArgumentNullException.ThrowIfNull(settlement);
+        if (settlement.TransportData is not null)
+        {
+            throw new ArgumentException("The in-memory queue takes no transport data with a settlement.", nameof(settlement));
+        }
+
+        await (settlement.Kind switch
+        {
+            SettlementKind.Complete => Queue.CompleteAsync(LockToken, cancellationToken),
+            SettlementKind.Abandon => Queue.AbandonAsync(LockToken, cancellationToken),
+            SettlementKind.DeadLetter => Queue.DeadLetterAsync(LockToken, settlement.Reason ?? "DeadLettered", cancellationToken),
+            _ => throw new NotSupportedException("The in-memory queue has no defer."),
+        });
+        return SettlementOutcome.Confirmed;
+    }
+
+    /// <summary>A public settle call: through the pump that owns the delivery, or straight to the queue.</summary>
+    private Task RouteAsync(MessageSettlement settlement, CancellationToken cancellationToken) =>
+        Volatile.Read(ref _owner) is { } owner ? owner.SettleAsync(settlement, cancellationToken) : SettleAsync(settlement, cancellationToken);
 
     internal void SetLockedUntil(DateTimeOffset lockedUntil) => Volatile.Write(ref _lockedUntilTicks, lockedUntil.UtcTicks);
 

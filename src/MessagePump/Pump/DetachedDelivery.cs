@@ -44,13 +44,8 @@ internal sealed class DetachedDelivery : IDelivery
     public bool ShouldYield => _scheduler?.ShouldYield ?? false;
 
     /// <inheritdoc />
-    public async Task<bool> SettleAsync(Settlement settlement, string? reason, string? description)
+    public async Task<bool> SettleAsync(MessageSettlement settlement)
     {
-        if (settlement == Settlement.Defer)
-        {
-            throw new NotSupportedException("A context made by MessagePumpModelFactory settles through ILeasedMessage, which has no defer.");
-        }
-
         if (Interlocked.Exchange(ref _claimed, 1) != 0)
         {
             return false;
@@ -58,12 +53,9 @@ internal sealed class DetachedDelivery : IDelivery
 
         try
         {
-            await (settlement switch
-            {
-                Settlement.Complete => Message.CompleteAsync(CancellationToken.None),
-                Settlement.Abandon => Message.AbandonAsync(CancellationToken.None),
-                _ => Message.DeadLetterAsync(reason ?? "DeadLettered", description, CancellationToken.None),
-            });
+            await (Message is ISettleableMessage settleable
+                ? settleable.SettleAsync(settlement, CancellationToken.None)
+                : MessageSourceDefaults.SettleAsync(Message, settlement, CancellationToken.None));
             return true;
         }
         catch (LeaseLostException)

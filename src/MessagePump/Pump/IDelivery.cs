@@ -27,5 +27,5 @@ internal interface IDelivery
 
     /// <summary>Claims the one settlement of this delivery and settles it as <paramref name="settlement"/>.</summary>
     /// <returns><see langword="true"/> when this call settled the message; <see langword="false"/> when it was already settled or its lease is lost.</returns>
-    Task<bool> SettleAsync(Settlement settlement, string? reason, string? description);
+    Task<bool> SettleAsync(MessageSettlement settlement);
 }

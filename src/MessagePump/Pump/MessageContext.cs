@@ -53,14 +53,14 @@ public sealed class MessageContext
     /// handlers that settle explicitly (a processor-shaped API); a handler that simply returns gets the same.
     /// </summary>
     /// <returns><see langword="true"/> when the message was completed; <see langword="false"/> when it was already settled or its lease is lost (see <see cref="LeaseState"/>).</returns>
-    public Task<bool> CompleteAsync() => Delivery.SettleAsync(Settlement.Complete, reason: null, description: null);
+    public Task<bool> CompleteAsync() => Delivery.SettleAsync(MessageSettlement.Complete);
 
     /// <summary>
     /// Abandons the message now, in the lease lane: the broker makes it visible again for another delivery; the pump
     /// will not settle it again when the handler returns.
     /// </summary>
     /// <returns><see langword="true"/> when the message was abandoned; <see langword="false"/> when it was already settled or its lease is lost (see <see cref="LeaseState"/>).</returns>
-    public Task<bool> AbandonAsync() => Delivery.SettleAsync(Settlement.Abandon, reason: null, description: null);
+    public Task<bool> AbandonAsync() => Delivery.SettleAsync(MessageSettlement.Abandon());
 
     /// <summary>
     /// Dead-letters the message now, in the lease lane; the pump will not complete or abandon it afterwards.
@@ -82,6 +82,26 @@ public sealed class MessageContext
     public Task<bool> DeadLetterAsync(string reason, string? description)
     {
         ArgumentException.ThrowIfNullOrWhiteSpace(reason);
-        return Delivery.SettleAsync(Settlement.DeadLetter, reason, description);
+        return Delivery.SettleAsync(MessageSettlement.DeadLetter(reason, description));
+    }
+
+    /// <summary>
+    /// Settles the message now as <paramref name="settlement"/> says, in the lease lane, under the same single claim as
+    /// <see cref="CompleteAsync"/> and its siblings; the pump will not settle it again when the handler returns. The way
+    /// to a transport's own settlement: a defer, or one with <see cref="MessageSettlement.TransportData"/> (Service Bus:
+    /// <c>propertiesToModify</c>), which only an <see cref="ISettleableMessage"/> carries.
+    /// </summary>
+    /// <param name="settlement">How to settle.</param>
+    /// <returns><see langword="true"/> when the message was settled; <see langword="false"/> when it was already settled or its lease is lost (see <see cref="LeaseState"/>).</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="settlement"/> is null.</exception>
+    /// <remarks>
+    /// A settlement the transport refuses for good (a defer it does not have, transport data it does not take) is not
+    /// retried: it is counted in <see cref="MessagePumpStatistics.SettleFailures"/>, logged, and the task returns
+    /// <see langword="false"/>, as for any other refusal.
+    /// </remarks>
+    public Task<bool> SettleAsync(MessageSettlement settlement)
+    {
+        ArgumentNullException.ThrowIfNull(settlement);
+        return Delivery.SettleAsync(settlement);
     }
 }

@@ -42,6 +42,14 @@ public sealed record MessagePumpStatistics
     public long Deferred { get; init; }
 
     /// <summary>
+    /// Gets how many settlements the broker accepted without being able to confirm them
+    /// (<see cref="SettlementOutcome.Unconfirmed"/>: Amazon SQS's delete with a receipt handle that may be out of date).
+    /// Each is also counted as its kind (<see cref="Completed"/>, ...): the pump did settle it, and the broker may deliver
+    /// the message again.
+    /// </summary>
+    public long UnconfirmedSettlements { get; init; }
+
+    /// <summary>
     /// Gets how many leases were lost (renewal or settlement found the lock gone, retries ran out of lock time, or a
     /// settlement was still unanswered at its lock's expiry during <see cref="PriorityMessagePump.StopAsync"/>).
     /// </summary>

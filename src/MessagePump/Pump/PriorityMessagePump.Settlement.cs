@@ -6,26 +6,26 @@ public sealed partial class PriorityMessagePump
 {
     /// <summary>Settles the message unless another settlement claimed it first; retries transient failures while the lock lasts.</summary>
     /// <returns>Whether this call settled the message.</returns>
-    internal Task<bool> SettleAsync(PumpDelivery delivery, Settlement settlement, string? reason = null, string? description = null) =>
-        delivery.TryClaim() ? SettleClaimedAsync(delivery, settlement, reason, description) : Task.FromResult(false);
+    internal Task<bool> SettleAsync(PumpDelivery delivery, MessageSettlement settlement) =>
+        delivery.TryClaim() ? SettleClaimedAsync(delivery, settlement) : Task.FromResult(false);
 
     /// <summary>
-    /// Settles the message for a settle call made on the message itself (<see cref="IPumpRoutedMessage"/>), under the
+    /// Settles the message for a settle call made on the message itself (<see cref="ISettleableMessage"/>, through <see cref="ISettlementOwner"/>), under the
     /// same claim, retries and counts as <see cref="SettleAsync"/>, and fails as <see cref="ILeasedMessage"/>'s calls do.
     /// </summary>
     /// <returns>A task that completes when the message is settled.</returns>
     /// <exception cref="LeaseLostException">The message was already settled (claimed by another settlement), or its lease is lost.</exception>
     /// <exception cref="Exception">The broker refused the settlement for good: its own exception, as the pump logged it.</exception>
-    internal async Task SettleForMessageAsync(PumpDelivery delivery, Settlement settlement, string? reason, string? description)
+    internal async Task SettleForMessageAsync(PumpDelivery delivery, MessageSettlement settlement)
     {
         if (!delivery.TryClaim())
         {
             throw new LeaseLostException(delivery.LeaseState == MessageLeaseState.Lost
-                ? $"Cannot {OperationName(settlement)} {delivery.Message.MessageId}: its lease was lost."
-                : $"Cannot {OperationName(settlement)} {delivery.Message.MessageId}: it was already settled.");
+                ? $"Cannot {settlement} {delivery.Message.MessageId}: its lease was lost."
+                : $"Cannot {settlement} {delivery.Message.MessageId}: it was already settled.");
         }
 
-        if (await SettleClaimedAsync(delivery, settlement, reason, description))
+        if (await SettleClaimedAsync(delivery, settlement))
         {
             return;
         }
@@ -35,7 +35,7 @@ public sealed partial class PriorityMessagePump
             ExceptionDispatchInfo.Throw(failure);
         }
 
-        throw new LeaseLostException($"Cannot {OperationName(settlement)} {delivery.Message.MessageId}: its lease was lost.");
+        throw new LeaseLostException($"Cannot {settlement} {delivery.Message.MessageId}: its lease was lost.");
     }
 
     /// <summary>
@@ -44,19 +44,19 @@ public sealed partial class PriorityMessagePump
     /// renewals stopped; by then the stop path has counted the lease lost, so a late answer changes no count.
     /// </summary>
     /// <returns>Whether the message was settled.</returns>
-    private async Task<bool> SettleClaimedAsync(PumpDelivery delivery, Settlement settlement, string? reason = null, string? description = null)
+    private async Task<bool> SettleClaimedAsync(PumpDelivery delivery, MessageSettlement settlement)
     {
         // The settlement ends the lease: no renewal goes out once it has begun (a renewal racing the settle call is
         // answered lock-lost by a broker that settled first, and costs a call for nothing).
         Keeper.Release(delivery.Lease);
         try
         {
-            if (settlement == Settlement.Complete && _completions is { } batcher)
+            if (settlement.Kind == SettlementKind.Complete && _completions is { } batcher)
             {
                 var outcome = await batcher.CompleteAsync(delivery);
                 if (IsAnswerAboutTheMessage(outcome, delivery.IsSettleAborted))
                 {
-                    if (ApplySettleOutcome(delivery, settlement, reason, outcome) is { } settled)
+                    if (ApplySettleOutcome(delivery, settlement, outcome, SettlementOutcome.Confirmed) is { } settled)
                     {
                         return settled;
                     }
@@ -72,7 +72,7 @@ public sealed partial class PriorityMessagePump
                 // Otherwise the batch call broke as a whole (a transport that broke its contract): retry the message alone.
             }
 
-            return await SettleWithRetriesAsync(delivery, settlement, reason, description);
+            return await SettleWithRetriesAsync(delivery, settlement);
         }
         finally
         {
@@ -98,85 +98,64 @@ public sealed partial class PriorityMessagePump
     /// came after the stop path had given up on it at the lock's expiry) or the call failed for good, and
     /// <see langword="null"/> for a transient failure the caller retries.
     /// </summary>
-    private bool? ApplySettleOutcome(PumpDelivery delivery, Settlement settlement, string? reason, Exception? outcome)
+    private bool? ApplySettleOutcome(PumpDelivery delivery, MessageSettlement settlement, Exception? outcome, SettlementOutcome answer)
     {
         switch (outcome)
         {
             case null when delivery.LeaseState == MessageLeaseState.Lost:
                 return false; // answered after the stop path had given up on it and counted the lease lost
             case null:
-                _events.Settled(delivery.Message, settlement, reason);
+                _events.Settled(delivery.Message, settlement, answer);
                 return true;
             case OperationCanceledException when delivery.IsSettleAborted:
             case LeaseLostException:
                 // Lost, or the lock expired while the call was unanswered: the broker holds nothing for this delivery.
-                OnLeaseLost(delivery, outcome, OperationName(settlement), byLeaseKeeper: false);
+                OnLeaseLost(delivery, outcome, settlement.ToString(), byLeaseKeeper: false);
                 return false;
             case TransientTransportException:
                 return null;
             default:
                 delivery.SettleFailure = outcome;
-                _events.SettleFailed(outcome, OperationName(settlement), delivery.Message.MessageId);
+                _events.SettleFailed(outcome, settlement.ToString(), delivery.Message.MessageId);
                 return false;
         }
     }
 
-    private static string OperationName(Settlement settlement) => settlement switch
-    {
-        Settlement.Complete => "complete",
-        Settlement.Abandon => "abandon",
-        Settlement.Defer => "defer",
-        _ => "dead-letter",
-    };
-
-    private async Task<bool> SettleWithRetriesAsync(PumpDelivery delivery, Settlement settlement, string? reason, string? description)
+    private async Task<bool> SettleWithRetriesAsync(PumpDelivery delivery, MessageSettlement settlement)
     {
         var abort = delivery.SettleAbortToken;
         while (true)
         {
             Exception? outcome = null;
+            var answer = SettlementOutcome.Confirmed;
             try
             {
-                await SendSettlementAsync(delivery.Message, settlement, reason, description, abort);
+                answer = await SendSettlementAsync(delivery.Message, settlement, abort);
             }
             catch (Exception ex)
             {
                 outcome = ex;
             }
 
-            if (ApplySettleOutcome(delivery, settlement, reason, outcome) is { } settled)
+            if (ApplySettleOutcome(delivery, settlement, outcome, answer) is { } settled)
             {
                 return settled;
             }
 
-            if (!await SettleRetryDelayAsync(delivery, outcome!, OperationName(settlement), abort))
+            if (!await SettleRetryDelayAsync(delivery, outcome!, settlement.ToString(), abort))
             {
-                OnLeaseLost(delivery, outcome!, OperationName(settlement), byLeaseKeeper: false);
+                OnLeaseLost(delivery, outcome!, settlement.ToString(), byLeaseKeeper: false);
                 return false;
             }
         }
     }
 
     /// <summary>
-    /// One settle call to the transport: a pump-owned message's own call (<see cref="IPumpRoutedMessage.SettleDirectAsync"/>,
-    /// which does not come back through the pump), otherwise the <see cref="ILeasedMessage"/> call.
+    /// One settle call to the transport: an <see cref="ISettleableMessage"/>'s own call (which does not come back
+    /// through the pump), otherwise the <see cref="ILeasedMessage"/> call, confirmed when it returns.
     /// </summary>
-    private static Task SendSettlementAsync(ILeasedMessage message, Settlement settlement, string? reason, string? description, CancellationToken abort)
-    {
-        if (message is IPumpRoutedMessage routed)
-        {
-            return routed.SettleDirectAsync(settlement, reason, description, abort);
-        }
-
-        return settlement switch
-        {
-            Settlement.Complete => message.CompleteAsync(abort),
-            Settlement.Abandon => message.AbandonAsync(abort),
-            Settlement.Defer => Task.FromException(new NotSupportedException($"{message.GetType().Name} cannot be deferred: only a transport's own message type offers defer.")),
-            _ when description is null => message.DeadLetterAsync(reason!, abort),
-            _ => message.DeadLetterAsync(reason!, description, abort),
-        };
-    }
+    private static Task<SettlementOutcome> SendSettlementAsync(ILeasedMessage message, MessageSettlement settlement, CancellationToken abort) =>
+        message is ISettleableMessage settleable ? settleable.SettleAsync(settlement, abort) : MessageSourceDefaults.SettleAsync(message, settlement, abort);
 
     /// <summary>Waits before retrying a settle call; false when the lock has no time left or the settlement was aborted.</summary>
     private async Task<bool> SettleRetryDelayAsync(PumpDelivery delivery, Exception failure, string operation, CancellationToken abort)

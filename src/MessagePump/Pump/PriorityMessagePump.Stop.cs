@@ -172,7 +172,7 @@ public sealed partial class PriorityMessagePump
     {
         _events.AbandoningAtStop(delivery.Message.MessageId);
         delivery.CancelHandler();
-        if (await SettleClaimedAsync(delivery, Settlement.Abandon))
+        if (await SettleClaimedAsync(delivery, MessageSettlement.Abandon()))
         {
             _events.AbandonedAtStop();
         }

@@ -17,7 +17,7 @@ namespace PriorityAsync.MessagePump;
 /// </remarks>
 [SuppressMessage("Design", "CA1001:Types that own disposable fields should be disposable", Justification = "Its CancellationTokenSources are plain ones (no timer, not linked): they hold nothing that needs releasing and are collected with the delivery.")]
 [DebuggerDisplay("{Message.MessageId,nq} (delivery {Message.DeliveryCount}, {LeaseState}, settling {IsSettling})")]
-internal sealed class PumpDelivery : IDelivery
+internal sealed class PumpDelivery : IDelivery, ISettlementOwner
 {
     private readonly PriorityMessagePump _pump;
     private readonly CancellationTokenSource _handlerCancellation = new();
@@ -37,7 +37,7 @@ internal sealed class PumpDelivery : IDelivery
         _pump = pump;
         Lease = new LeaseHandle(pump.Keeper, message, pump.Source, this);
         Context = new MessageContext(this);
-        (message as IPumpRoutedMessage)?.RouteSettlementsThrough(this);
+        (message as ISettleableMessage)?.RouteSettlementsThrough(this);
     }
 
     /// <inheritdoc />
@@ -162,7 +162,7 @@ internal sealed class PumpDelivery : IDelivery
                 _pump.Events.HandlerFailed(Message, failure);
             }
 
-            var settling = _pump.SettleAsync(this, failure is null ? Settlement.Complete : Settlement.Abandon);
+            var settling = _pump.SettleAsync(this, failure is null ? MessageSettlement.Complete : MessageSettlement.Abandon());
 
             // 3. The handler has returned and its settlement is on its way: the slot is free for the next receive.
             if (!settling.IsCompleted)
@@ -241,23 +241,26 @@ internal sealed class PumpDelivery : IDelivery
 
     /// <summary>
     /// A settle call of the handler (<see cref="MessageContext.CompleteAsync"/> and its siblings, or a transport's own
-    /// kind such as <see cref="Settlement.Defer"/>): run in the lease lane through the pump's settlement.
+    /// kind such as <see cref="SettlementKind.Defer"/>): run in the lease lane through the pump's settlement.
     /// </summary>
     /// <returns><see langword="true"/> when the message was settled; <see langword="false"/> when it was already settled or its lease is lost.</returns>
-    public Task<bool> SettleAsync(Settlement settlement, string? reason, string? description) =>
-        _pump.LeaseLane.Run(() => _pump.SettleAsync(this, settlement, reason, description));
+    public Task<bool> SettleAsync(MessageSettlement settlement) =>
+        _pump.LeaseLane.Run(() => _pump.SettleAsync(this, settlement));
 
     /// <summary>
-    /// A settle call made on <see cref="Message"/> itself (a pump-owned <see cref="IPumpRoutedMessage"/>): run in the
+    /// A settle call made on <see cref="Message"/> itself (a pump-owned <see cref="ISettleableMessage"/>): run in the
     /// lease lane through the pump's settlement, so that it is claimed once and counted as what it was; it fails as
     /// <see cref="ILeasedMessage"/>'s calls do (<see cref="LeaseLostException"/> when the message was already settled or
     /// its lease is lost). <paramref name="cancellationToken"/> is checked before the call; a settlement under way ends
     /// as the pump's own do (when the broker answers, or at the lock's expiry when the pump stops).
     /// </summary>
-    public Task SettleForMessageAsync(Settlement settlement, string? reason, string? description, CancellationToken cancellationToken) =>
-        cancellationToken.IsCancellationRequested
+    Task ISettlementOwner.SettleAsync(MessageSettlement settlement, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(settlement);
+        return cancellationToken.IsCancellationRequested
             ? Task.FromCanceled(cancellationToken)
-            : _pump.LeaseLane.Run(() => _pump.SettleForMessageAsync(this, settlement, reason, description));
+            : _pump.LeaseLane.Run(() => _pump.SettleForMessageAsync(this, settlement));
+    }
 
     /// <summary>Marks the claimed settlement ended.</summary>
     public void EndSettlement() => CompleteLazy(ref _settleEnded, ref _isSettleEnded);

@@ -3,6 +3,9 @@ namespace PriorityAsync.MessagePump;
 /// <summary>The default batch operations of <see cref="IMessageSource"/>, built on its single-message calls.</summary>
 internal static class MessageSourceDefaults
 {
+    /// <summary>The dead-letter reason given to an <see cref="ILeasedMessage"/>, which requires one, for a settlement without.</summary>
+    private const string NoReason = "DeadLettered";
+
     /// <summary>Receives one message and returns it as a batch of zero or one.</summary>
     public static async Task<IReadOnlyList<ILeasedMessage>> ReceiveOneAsync(IMessageSource source, CancellationToken cancellationToken)
     {
@@ -26,6 +29,29 @@ internal static class MessageSourceDefaults
                 throw new ArgumentNullException(paramName, $"The message at index {i} of the batch is null.");
             }
         }
+    }
+
+    /// <summary>
+    /// Settles a message that is not an <see cref="ISettleableMessage"/> through its <see cref="ILeasedMessage"/> calls:
+    /// confirmed when the call returns; <see cref="SettlementKind.Defer"/> and transport data are refused, since such a
+    /// message has no way to carry them.
+    /// </summary>
+    public static async Task<SettlementOutcome> SettleAsync(ILeasedMessage message, MessageSettlement settlement, CancellationToken cancellationToken)
+    {
+        if (settlement.TransportData is not null)
+        {
+            throw new ArgumentException($"{message.GetType().Name} is not an ISettleableMessage: it cannot carry a settlement's transport data.", nameof(settlement));
+        }
+
+        await (settlement.Kind switch
+        {
+            SettlementKind.Complete => message.CompleteAsync(cancellationToken),
+            SettlementKind.Abandon => message.AbandonAsync(cancellationToken),
+            SettlementKind.Defer => throw new NotSupportedException($"{message.GetType().Name} cannot be deferred: only an ISettleableMessage of a transport with defer can."),
+            _ when settlement.Description is null => message.DeadLetterAsync(settlement.Reason ?? NoReason, cancellationToken),
+            _ => message.DeadLetterAsync(settlement.Reason ?? NoReason, settlement.Description, cancellationToken),
+        });
+        return SettlementOutcome.Confirmed;
     }
 
     /// <summary>
@@ -55,8 +81,8 @@ internal static class MessageSourceDefaults
         try
         {
             // A pump-owned message's public CompleteAsync goes through the pump's settlement, which is what called here.
-            return message is IPumpRoutedMessage routed
-                ? routed.SettleDirectAsync(Settlement.Complete, reason: null, description: null, cancellationToken)
+            return message is ISettleableMessage settleable
+                ? settleable.SettleAsync(MessageSettlement.Complete, cancellationToken)
                 : message.CompleteAsync(cancellationToken);
         }
         catch (Exception ex)

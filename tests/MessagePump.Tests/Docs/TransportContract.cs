@@ -34,3 +34,15 @@ public interface ILeasedMessage
     Task DeadLetterAsync(string reason, string? description, CancellationToken cancellationToken = default) =>
         DeadLetterAsync(reason, cancellationToken);      // a broker without descriptions drops it
 }
+
+// A transport's message that settles by value and routes a handler's settle calls through the pump that owns it:
+public interface ISettleableMessage : ILeasedMessage
+{
+    Task<SettlementOutcome> SettleAsync(MessageSettlement settlement, CancellationToken cancellationToken = default);
+    void RouteSettlementsThrough(ISettlementOwner owner); // called once by the pump that takes the delivery
+}
+
+public interface ISettlementOwner                         // the pump's delivery: claims once, counts, retries
+{
+    Task SettleAsync(MessageSettlement settlement, CancellationToken cancellationToken = default);
+}

@@ -11,6 +11,8 @@ public class TransportContractTests
     [Theory]
     [InlineData(typeof(Contract.IMessageSource), typeof(IMessageSource))]
     [InlineData(typeof(Contract.ILeasedMessage), typeof(ILeasedMessage))]
+    [InlineData(typeof(Contract.ISettleableMessage), typeof(ISettleableMessage))]
+    [InlineData(typeof(Contract.ISettlementOwner), typeof(ISettlementOwner))]
     public void ThePagesInterface_HasTheRealInterfacesMembers(Type page, Type real)
     {
         Signatures(page).Should().BeEquivalentTo(Signatures(real), $"docs/message-pump.md shows {real.Name} as it is");

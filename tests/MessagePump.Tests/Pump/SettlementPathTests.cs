@@ -166,10 +166,10 @@ public class SettlementPathTests
         public async Task<ILeasedMessage?> ReceiveAsync(CancellationToken cancellationToken = default) =>
             await inner.ReceiveAsync(cancellationToken) is { } message ? new RefusedMessage(message, this) : null;
 
-        /// <summary>A message of a shipped transport's shape (<see cref="IPumpRoutedMessage"/>) whose broker refuses every settlement.</summary>
-        private sealed class RefusedMessage(ILeasedMessage inner, RefusingSource source) : ILeasedMessage, IPumpRoutedMessage
+        /// <summary>A message of a shipped transport's shape (<see cref="ISettleableMessage"/>) whose broker refuses every settlement.</summary>
+        private sealed class RefusedMessage(ILeasedMessage inner, RefusingSource source) : ISettleableMessage
         {
-            private PumpDelivery? _owner;
+            private ISettlementOwner? _owner;
 
             public string MessageId => inner.MessageId;
 
@@ -181,22 +181,22 @@ public class SettlementPathTests
 
             public Task<DateTimeOffset> RenewLockAsync(CancellationToken cancellationToken = default) => inner.RenewLockAsync(cancellationToken);
 
-            public Task CompleteAsync(CancellationToken cancellationToken = default) => Settle(Settlement.Complete, null, cancellationToken);
+            public Task CompleteAsync(CancellationToken cancellationToken = default) => Route(MessageSettlement.Complete, cancellationToken);
 
-            public Task AbandonAsync(CancellationToken cancellationToken = default) => Settle(Settlement.Abandon, null, cancellationToken);
+            public Task AbandonAsync(CancellationToken cancellationToken = default) => Route(MessageSettlement.Abandon(), cancellationToken);
 
-            public Task DeadLetterAsync(string reason, CancellationToken cancellationToken = default) => Settle(Settlement.DeadLetter, reason, cancellationToken);
+            public Task DeadLetterAsync(string reason, CancellationToken cancellationToken = default) => Route(MessageSettlement.DeadLetter(reason), cancellationToken);
 
-            public void RouteSettlementsThrough(PumpDelivery delivery) => _owner = delivery;
+            public void RouteSettlementsThrough(ISettlementOwner owner) => _owner = owner;
 
-            public Task SettleDirectAsync(Settlement settlement, string? reason, string? description, CancellationToken cancellationToken)
+            public Task<SettlementOutcome> SettleAsync(MessageSettlement settlement, CancellationToken cancellationToken = default)
             {
                 Interlocked.Increment(ref source._directCalls);
-                return Task.FromException(source.Refusal);
+                return Task.FromException<SettlementOutcome>(source.Refusal);
             }
 
-            private Task Settle(Settlement settlement, string? reason, CancellationToken cancellationToken) =>
-                _owner is { } owner ? owner.SettleForMessageAsync(settlement, reason, null, cancellationToken) : SettleDirectAsync(settlement, reason, null, cancellationToken);
+            private Task Route(MessageSettlement settlement, CancellationToken cancellationToken) =>
+                _owner is { } owner ? owner.SettleAsync(settlement, cancellationToken) : SettleAsync(settlement, cancellationToken);
         }
     }
 }
