@@ -86,7 +86,14 @@ public sealed partial class LeaseKeeper
         {
             if (lease.Message.LockedUntil.UtcTicks <= nowTicks + TimeSpan.TicksPerMillisecond)
             {
-                expired.Add(lease);
+                if (VerdictWaitsUntilLocked(lease, nowTicks) is { } verdictTicks)
+                {
+                    ScheduleAtLocked(lease, verdictTicks, awaitsAnswer: true);
+                }
+                else
+                {
+                    expired.Add(lease);
+                }
             }
             else if (lease.AwaitsAnswer)
             {
@@ -103,6 +110,33 @@ public sealed partial class LeaseKeeper
     }
 
     /// <summary>
+    /// At a lease's known expiry with a renewal of it unanswered: when that renewal was sent early enough to have reached
+    /// the broker before the expiry (its send plus the worst request leg observed), the broker has most likely moved the
+    /// lock and only its answer is late (a starved thread pool holds answers longer than requests), so the verdict waits
+    /// for the answer — renewed, or lost when it says so — until the latest the broker could hold the lock on that
+    /// renewal (that reach plus the lock duration), when the lease is lost. Returns that time (UTC ticks), or
+    /// <see langword="null"/> when the lease is lost now: nothing is unanswered, no round trip was observed yet (nothing
+    /// tells a late answer from a renewal that never arrived), the source does not know its lock duration, the renewal
+    /// was sent too late to arrive in time, or that latest time has passed. Call under the lock.
+    /// </summary>
+    private long? VerdictWaitsUntilLocked(LeaseHandle lease, long nowTicks)
+    {
+        if (lease.RenewalsInFlight == 0 || _renewRoundTrips.Worst == TimeSpan.Zero || lease.Source?.LockDuration is not { } lockDuration)
+        {
+            return null;
+        }
+
+        var reachedBy = LastRenewalSentAt(lease).UtcTicks + _renewRoundTrips.WorstRequestLeg.Ticks;
+        if (reachedBy >= lease.Message.LockedUntil.UtcTicks)
+        {
+            return null;
+        }
+
+        var latest = reachedBy + lockDuration.Ticks;
+        return latest > nowTicks + TimeSpan.TicksPerMillisecond ? latest : null;
+    }
+
+    /// <summary>
     /// Gets the latest time the broker may still hold a lock the keeper marked lost at its known expiry: a renewal of it
     /// was unanswered then, and may have reached the broker and moved the lock (see <see cref="LatestExpiry"/>). A pump's
     /// stop waits for it, so that nothing it received is still locked when the stop returns.
@@ -111,8 +145,9 @@ public sealed partial class LeaseKeeper
 
     /// <summary>
     /// The known expiry of <paramref name="lease"/> passed with no renewal answered in time (none sent, refused,
-    /// throttled, or unanswered): the broker may give the message to another consumer now, so the lease is lost at this
-    /// instant, out loud — token canceled, event, log, statistics — whatever a renewal under way answers later.
+    /// throttled, or unanswered, and not one that could have reached the broker in time: see
+    /// <see cref="VerdictWaitsUntilLocked"/>): the broker may give the message to another consumer now, so the lease is
+    /// lost at this instant, out loud — token canceled, event, log, statistics — whatever a renewal under way answers later.
     /// </summary>
     private void ExpiredUnrenewed(LeaseHandle lease)
     {

@@ -4,9 +4,10 @@ namespace PriorityAsync.MessagePump.Tests.Pump;
 /// Renewals while answers wait: a 2 s lock whose renew requests reach the broker at once but whose answers take
 /// <c>answerDelay</c> to come back (the Service Bus SDK's answer crossing a starved thread pool). One renewal is under
 /// way per lease, and a second (a hedge) goes out only when the answer is later than the round trips observed; answers
-/// within the lock keep the budget of two renew calls per lock duration. Answers later than the lock cannot be told
-/// from renewals that never arrived: the lease is lost at the instant its known expiry passes unrenewed, and its
-/// handler is canceled then. Virtual time, one thread.
+/// within the lock keep the budget of two renew calls per lock duration. Before any round trip was answered, answers
+/// later than the lock cannot be told from renewals that never arrived: the lease is lost at the instant its known
+/// expiry passes unrenewed, and its handler is canceled then. Once request legs were observed, a renewal sent early
+/// enough to have reached the broker is waited for: its answer decides. Virtual time, one thread.
 /// </summary>
 public class HedgedRenewalTests
 {
@@ -57,6 +58,21 @@ public class HedgedRenewalTests
     }
 
     [Fact]
+    public void AnswersThatTurnLate_WhileRequestsStillReachTheBrokerAtOnce_AreWaitedFor_AndTheLeaseIsKept()
+    {
+        // Answers in 100 ms, then every answer 1.5 s late on a 2 s lock (a pool starved after the first renewals): each
+        // renewal sent with 1 s of lock left moves the broker's lock at once, and only its answer comes after the known
+        // expiry. The request legs observed (none) say it arrived in time, so the lease is not lost at the known expiry:
+        // the answer decides, and it says renewed.
+        var (stats, queue, source, logger) = RunOne(TimeSpan.FromMilliseconds(100), lateAnswer: TimeSpan.FromMilliseconds(1500), lateFromIndex: 3);
+
+        stats.LeasesLost.Should().Be(0, $"renewals sent at (s): {string.Join(", ", source.SentAt)}; log:{Environment.NewLine}{logger}");
+        source.CanceledAt.Should().BeEmpty("the handler of a lease whose lock the broker holds is not canceled");
+        queue.GetStatistics().Should().BeEquivalentTo(new { Completed = 1, LeasesLost = 0 }, "the broker never saw the lock run out");
+        source.MaxInFlight.Should().BeLessThanOrEqualTo(LeaseKeeper.MaxRenewalsInFlight);
+    }
+
+    [Fact]
     public void AnswersInTime_NoRenewalIsHedged()
     {
         var (stats, queue, source, logger) = RunOne(TimeSpan.FromMilliseconds(100));
@@ -101,12 +117,12 @@ public class HedgedRenewalTests
         stats.InFlight.Should().Be(0);
     }
 
-    private static (MessagePumpStatistics Stats, InMemoryQueue Queue, LateAnswers Source, ListLogger Logger) RunOne(TimeSpan answerDelay, int lateIndex = -1, TimeSpan lateAnswer = default)
+    private static (MessagePumpStatistics Stats, InMemoryQueue Queue, LateAnswers Source, ListLogger Logger) RunOne(TimeSpan answerDelay, int lateIndex = -1, TimeSpan lateAnswer = default, int lateFromIndex = -1)
     {
         var clock = new VirtualTimeProvider();
         var queue = new InMemoryTransport(clock).CreateQueue("orders", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(2) });
         queue.Send(new byte[] { 1 });
-        var source = new LateAnswers(queue, clock, answerDelay) { LateIndex = lateIndex, LateAnswer = lateAnswer };
+        var source = new LateAnswers(queue, clock, answerDelay) { LateIndex = lateIndex, LateAnswer = lateAnswer, LateFromIndex = lateFromIndex };
         var logger = new ListLogger();
         MessagePumpStatistics? stats = null;
         VirtualRun.Run(clock, async scheduler =>
@@ -146,6 +162,9 @@ public class HedgedRenewalTests
 
         public TimeSpan LateAnswer { get; init; }
 
+        /// <summary>From which renewal on every answer is <see cref="LateAnswer"/> late; -1 for none.</summary>
+        public int LateFromIndex { get; init; } = -1;
+
         public int MaxInFlight { get; private set; }
 
         public TimeSpan? LockDuration => inner.LockDuration;
@@ -173,7 +192,8 @@ public class HedgedRenewalTests
                 try
                 {
                     var lockedUntil = await inner.RenewLockAsync(cancellationToken);
-                    await Task.Delay(index == source.LateIndex ? source.LateAnswer : source.AnswerDelay, source.Clock, cancellationToken);
+                    var late = index == source.LateIndex || (source.LateFromIndex >= 0 && index >= source.LateFromIndex);
+                    await Task.Delay(late ? source.LateAnswer : source.AnswerDelay, source.Clock, cancellationToken);
                     _lockedUntil = lockedUntil > _lockedUntil ? lockedUntil : _lockedUntil;
                     return lockedUntil;
                 }
