@@ -202,7 +202,7 @@ public sealed class ServiceBusSessionMessageSource : IMessageSource, IAsyncDispo
     {
         try
         {
-            _lock.KeepWith(keeper);
+            _lock.KeepWith(keeper, this);
             return true;
         }
         catch (Exception ex) when (ex is InvalidOperationException or ObjectDisposedException)

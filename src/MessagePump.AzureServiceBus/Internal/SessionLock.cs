@@ -212,14 +212,19 @@ internal sealed class SessionLock : IDisposable
     /// renewal answered — marks the session lost at that instant, which loses the message out with it (its lease reads
     /// the same expiry, and every later operation on it throws).
     /// </summary>
+    /// <param name="keeper">The keeper.</param>
+    /// <param name="source">
+    /// The session's source: it tells the keeper the entity's lock duration, from which the keeper's rules (half the lock,
+    /// the request legs of its renewals, the latest the broker may hold a lock whose renewal is unanswered) are read.
+    /// </param>
     /// <exception cref="ArgumentException">The lock has expired already.</exception>
     /// <exception cref="InvalidOperationException">The keeper's scheduler no longer accepts work.</exception>
     /// <exception cref="ObjectDisposedException">The keeper or its scheduler was stopped.</exception>
-    public void KeepWith(LeaseKeeper keeper)
+    public void KeepWith(LeaseKeeper keeper, IMessageSource source)
     {
         ArgumentNullException.ThrowIfNull(keeper);
         Debug.Assert(_kept is null, "A session lock is kept by one keeper.");
-        var kept = keeper.Keep(new SessionLease(this));
+        var kept = keeper.Keep(new SessionLease(this), source);
         Volatile.Write(ref _kept, kept);
         _timer?.Change(Timeout.InfiniteTimeSpan, Timeout.InfiniteTimeSpan); // one renewer: the keeper
         _keptLost = kept.LeaseLostToken.Register(
