@@ -14,7 +14,14 @@ public class SettlementContractTests
     public void A_third_party_transport_defers_with_its_own_data_and_the_pump_counts_it_once()
     {
         var data = new Dictionary<string, object> { ["step"] = 2 };
-        var (source, stats, _) = Run(["m1"], async context => (await context.SettleAsync(MessageSettlement.Defer(data))).Should().BeTrue());
+        Exception? nullSettlement = null;
+        var (source, stats, _) = Run(["m1"], async context =>
+        {
+            nullSettlement = await Record.ExceptionAsync(() => context.SettleAsync(null!));
+            (await context.SettleAsync(MessageSettlement.Defer(data))).Should().BeTrue();
+        });
+
+        nullSettlement.Should().BeOfType<ArgumentNullException>().Which.ParamName.Should().Be("settlement");
 
         source.Settlements.Should().ContainSingle().Which.Should().Match<MessageSettlement>(s => s.Kind == SettlementKind.Defer && ReferenceEquals(s.TransportData, data));
         stats.Should().BeEquivalentTo(new { Received = 1, Deferred = 1, Completed = 0, SettleFailures = 0, UnconfirmedSettlements = 0 });

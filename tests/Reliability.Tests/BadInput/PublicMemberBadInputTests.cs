@@ -43,6 +43,7 @@ public class PublicMemberBadInputTests(ITestOutputHelper output)
         ["MessageContext.DeadLetterAsync(String)"] = "a MessageContext exists only inside a running pump handler; not exercised here - UNFINISHED",
         ["ILeasedMessage.DeadLetterAsync(String, String, CancellationToken)"] = "a default interface method over a received message; it forwards the reason to the implementation's DeadLetterAsync(String, CancellationToken), which checks it",
         ["MessageContext.DeadLetterAsync(String, String)"] = "a MessageContext exists only inside a running pump handler; tests/MessagePump.Tests (MessageContextTests) cover its blank reason",
+        ["MessageContext.SettleAsync(MessageSettlement)"] = "a MessageContext exists only inside a running pump handler; tests/MessagePump.Tests (SettlementContractTests) cover its null settlement",
     };
 
     private static readonly Type[] Forbidden =
