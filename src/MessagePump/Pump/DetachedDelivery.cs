@@ -53,9 +53,7 @@ internal sealed class DetachedDelivery : IDelivery
 
         try
         {
-            await (Message is ISettleableMessage settleable
-                ? settleable.SettleAsync(settlement, CancellationToken.None)
-                : MessageSourceDefaults.SettleAsync(Message, settlement, CancellationToken.None));
+            await MessageSourceDefaults.SettleAsync(Message, settlement, CancellationToken.None);
             return true;
         }
         catch (LeaseLostException)

@@ -130,7 +130,7 @@ public sealed partial class PriorityMessagePump
             var answer = SettlementOutcome.Confirmed;
             try
             {
-                answer = await SendSettlementAsync(delivery.Message, settlement, abort);
+                answer = await MessageSourceDefaults.SettleAsync(delivery.Message, settlement, abort);
             }
             catch (Exception ex)
             {
@@ -149,13 +149,6 @@ public sealed partial class PriorityMessagePump
             }
         }
     }
-
-    /// <summary>
-    /// One settle call to the transport: an <see cref="ISettleableMessage"/>'s own call (which does not come back
-    /// through the pump), otherwise the <see cref="ILeasedMessage"/> call, confirmed when it returns.
-    /// </summary>
-    private static Task<SettlementOutcome> SendSettlementAsync(ILeasedMessage message, MessageSettlement settlement, CancellationToken abort) =>
-        message is ISettleableMessage settleable ? settleable.SettleAsync(settlement, abort) : MessageSourceDefaults.SettleAsync(message, settlement, abort);
 
     /// <summary>Waits before retrying a settle call; false when the lock has no time left or the settlement was aborted.</summary>
     private async Task<bool> SettleRetryDelayAsync(PumpDelivery delivery, Exception failure, string operation, CancellationToken abort)

@@ -32,11 +32,17 @@ internal static class MessageSourceDefaults
     }
 
     /// <summary>
-    /// Settles a message that is not an <see cref="ISettleableMessage"/> through its <see cref="ILeasedMessage"/> calls:
-    /// confirmed when the call returns; <see cref="SettlementKind.Defer"/> and transport data are refused, since such a
-    /// message has no way to carry them.
+    /// The transport's own settle call of any message, which does not come back through a pump that owns it: an
+    /// <see cref="ISettleableMessage"/>'s <see cref="ISettleableMessage.SettleAsync"/>; otherwise the
+    /// <see cref="ILeasedMessage"/> calls, confirmed when they return (<see cref="SettlementKind.Defer"/> and transport
+    /// data are refused, since such a message has no way to carry them).
     /// </summary>
-    public static async Task<SettlementOutcome> SettleAsync(ILeasedMessage message, MessageSettlement settlement, CancellationToken cancellationToken)
+    public static Task<SettlementOutcome> SettleAsync(ILeasedMessage message, MessageSettlement settlement, CancellationToken cancellationToken) =>
+        message is ISettleableMessage settleable
+            ? settleable.SettleAsync(settlement, cancellationToken)
+            : SettleThroughLeasedMessageAsync(message, settlement, cancellationToken);
+
+    private static async Task<SettlementOutcome> SettleThroughLeasedMessageAsync(ILeasedMessage message, MessageSettlement settlement, CancellationToken cancellationToken)
     {
         if (settlement.TransportData is not null)
         {
