@@ -121,18 +121,12 @@ public sealed partial class LeaseKeeper
     /// </summary>
     private long? VerdictWaitsUntilLocked(LeaseHandle lease, long nowTicks)
     {
-        if (lease.RenewalsInFlight == 0 || _renewRoundTrips.Worst == TimeSpan.Zero || lease.Source?.LockDuration is not { } lockDuration)
+        if (_renewRoundTrips.Worst == TimeSpan.Zero || UnansweredRenewalLocked(lease) is not { } renewal || renewal.ReachedBy >= lease.Message.LockedUntil)
         {
             return null;
         }
 
-        var reachedBy = LastRenewalSentAt(lease).UtcTicks + _renewRoundTrips.WorstRequestLeg.Ticks;
-        if (reachedBy >= lease.Message.LockedUntil.UtcTicks)
-        {
-            return null;
-        }
-
-        var latest = reachedBy + lockDuration.Ticks;
+        var latest = renewal.HoldsUntil.UtcTicks;
         return latest > nowTicks + TimeSpan.TicksPerMillisecond ? latest : null;
     }
 

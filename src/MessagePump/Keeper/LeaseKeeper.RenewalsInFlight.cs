@@ -169,14 +169,25 @@ public sealed partial class LeaseKeeper
         var known = lease.Message.LockedUntil;
         lock (_gate)
         {
-            if (lease.RenewalsInFlight == 0 || lease.Source?.LockDuration is not { } lockDuration)
-            {
-                return known;
-            }
-
-            var handledBy = LastRenewalSentAt(lease) + _renewRoundTrips.WorstRequestLeg;
-            return handledBy + lockDuration > known ? handledBy + lockDuration : known;
+            return UnansweredRenewalLocked(lease) is { HoldsUntil: var holdsUntil } && holdsUntil > known ? holdsUntil : known;
         }
+    }
+
+    /// <summary>
+    /// The newest unanswered renewal of <paramref name="lease"/> as the broker may have seen it: by when it reached the
+    /// broker at the latest (its send plus the worst request leg observed), and until when the lock it set there holds
+    /// (that reach plus the lock duration); <see langword="null"/> when none is unanswered or the source does not know
+    /// its lock duration. Call under the lock.
+    /// </summary>
+    private (DateTimeOffset ReachedBy, DateTimeOffset HoldsUntil)? UnansweredRenewalLocked(LeaseHandle lease)
+    {
+        if (lease.RenewalsInFlight == 0 || lease.Source?.LockDuration is not { } lockDuration)
+        {
+            return null;
+        }
+
+        var reachedBy = LastRenewalSentAt(lease) + _renewRoundTrips.WorstRequestLeg;
+        return (reachedBy, reachedBy + lockDuration);
     }
 
     /// <summary>When (on the keeper's clock) the newest renewal of <paramref name="lease"/> was sent. Call under the lock.</summary>
