@@ -1,3 +1,5 @@
+using PriorityAsync.MessagePump.Tests.Transport;
+
 namespace PriorityAsync.MessagePump.Tests.Pump;
 
 /// <summary>
@@ -167,36 +169,13 @@ public class SettlementPathTests
             await inner.ReceiveAsync(cancellationToken) is { } message ? new RefusedMessage(message, this) : null;
 
         /// <summary>A message of a shipped transport's shape (<see cref="ISettleableMessage"/>) whose broker refuses every settlement.</summary>
-        private sealed class RefusedMessage(ILeasedMessage inner, RefusingSource source) : ISettleableMessage
+        private sealed class RefusedMessage(ILeasedMessage inner, RefusingSource source) : WrappedSettleableMessage(inner)
         {
-            private ISettlementOwner? _owner;
-
-            public string MessageId => inner.MessageId;
-
-            public ReadOnlyMemory<byte> Body => inner.Body;
-
-            public int DeliveryCount => inner.DeliveryCount;
-
-            public DateTimeOffset LockedUntil => inner.LockedUntil;
-
-            public Task<DateTimeOffset> RenewLockAsync(CancellationToken cancellationToken = default) => inner.RenewLockAsync(cancellationToken);
-
-            public Task CompleteAsync(CancellationToken cancellationToken = default) => Route(MessageSettlement.Complete, cancellationToken);
-
-            public Task AbandonAsync(CancellationToken cancellationToken = default) => Route(MessageSettlement.Abandon(), cancellationToken);
-
-            public Task DeadLetterAsync(string reason, CancellationToken cancellationToken = default) => Route(MessageSettlement.DeadLetter(reason), cancellationToken);
-
-            public void RouteSettlementsThrough(ISettlementOwner owner) => _owner = owner;
-
-            public Task<SettlementOutcome> SettleAsync(MessageSettlement settlement, CancellationToken cancellationToken = default)
+            public override Task<SettlementOutcome> SettleAsync(MessageSettlement settlement, CancellationToken cancellationToken = default)
             {
                 Interlocked.Increment(ref source._directCalls);
                 return Task.FromException<SettlementOutcome>(source.Refusal);
             }
-
-            private Task Route(MessageSettlement settlement, CancellationToken cancellationToken) =>
-                _owner is { } owner ? owner.SettleAsync(settlement, cancellationToken) : SettleAsync(settlement, cancellationToken);
         }
     }
 }

@@ -160,44 +160,21 @@ public class SettlementContractTests
             }
         }
 
-        private sealed class ParkingMessage(ILeasedMessage inner, ParkingSource source) : ISettleableMessage
+        private sealed class ParkingMessage(ILeasedMessage inner, ParkingSource source) : WrappedSettleableMessage(inner)
         {
-            private ISettlementOwner? _owner;
-
-            public string MessageId => inner.MessageId;
-
-            public ReadOnlyMemory<byte> Body => inner.Body;
-
-            public int DeliveryCount => inner.DeliveryCount;
-
-            public DateTimeOffset LockedUntil => inner.LockedUntil;
-
-            public Task<DateTimeOffset> RenewLockAsync(CancellationToken cancellationToken = default) => inner.RenewLockAsync(cancellationToken);
-
-            public Task CompleteAsync(CancellationToken cancellationToken = default) => RouteAsync(MessageSettlement.Complete, cancellationToken);
-
-            public Task AbandonAsync(CancellationToken cancellationToken = default) => RouteAsync(MessageSettlement.Abandon(), cancellationToken);
-
-            public Task DeadLetterAsync(string reason, CancellationToken cancellationToken = default) => RouteAsync(MessageSettlement.DeadLetter(reason), cancellationToken);
-
-            public void RouteSettlementsThrough(ISettlementOwner owner) => _owner = owner;
-
-            public async Task<SettlementOutcome> SettleAsync(MessageSettlement settlement, CancellationToken cancellationToken = default)
+            public override async Task<SettlementOutcome> SettleAsync(MessageSettlement settlement, CancellationToken cancellationToken = default)
             {
                 source.Record(settlement);
                 await (settlement.Kind switch
                 {
-                    SettlementKind.Abandon => inner.AbandonAsync(cancellationToken),
-                    SettlementKind.DeadLetter => inner.DeadLetterAsync(settlement.Reason ?? "none", cancellationToken),
-                    _ => inner.CompleteAsync(cancellationToken), // a defer parks it: gone from the queue
+                    SettlementKind.Abandon => Inner.AbandonAsync(cancellationToken),
+                    SettlementKind.DeadLetter => Inner.DeadLetterAsync(settlement.Reason ?? "none", cancellationToken),
+                    _ => Inner.CompleteAsync(cancellationToken), // a defer parks it: gone from the queue
                 });
                 return settlement.Kind == SettlementKind.Complete && MessageId.StartsWith("stale", StringComparison.Ordinal)
                     ? SettlementOutcome.Unconfirmed
                     : SettlementOutcome.Confirmed;
             }
-
-            private Task RouteAsync(MessageSettlement settlement, CancellationToken cancellationToken) =>
-                _owner is { } owner ? owner.SettleAsync(settlement, cancellationToken) : SettleAsync(settlement, cancellationToken);
         }
     }
 }
