@@ -176,6 +176,8 @@ public sealed partial class ServiceBusTestBroker : IAsyncDisposable
 
     internal static string SubscriptionPath(string topic, string subscription) => topic + "/Subscriptions/" + subscription;
 
+    internal Task DropConnectionsAsync() => Host()?.DropConnectionsAsync() ?? Task.CompletedTask;
+
     internal Task DetachConsumersAsync(string? entityPath) => Host()?.DetachConsumersAsync(entityPath) ?? Task.CompletedTask;
 
     internal Task DetachConsumersAsync(string entityPath, Microsoft.Azure.Amqp.Encoding.AmqpSymbol condition, string description) =>

@@ -45,6 +45,11 @@ public sealed class ValidationTests
         FluentActions.Invoking(() => broker.Faults.FailNextRenewals(0, ServiceBusTestFault.LockLost)).Should().Throw<ArgumentOutOfRangeException>().Which.ParamName.Should().Be("count");
         FluentActions.Invoking(() => broker.Faults.FailNextReceives(1, (ServiceBusTestFault)42)).Should().Throw<ArgumentOutOfRangeException>().Which.ParamName.Should().Be("fault");
         FluentActions.Invoking(() => broker.Faults.RenewLockDelay = TimeSpan.FromSeconds(-1)).Should().Throw<ArgumentOutOfRangeException>();
+        FluentActions.Invoking(() => broker.Faults.FailNext(ServiceBusTestOperations.Send, -1, ServiceBusTestFault.Timeout)).Should().Throw<ArgumentOutOfRangeException>().Which.ParamName.Should().Be("count");
+        FluentActions.Invoking(() => broker.Faults.FailNext(ServiceBusTestOperations.None, 1, ServiceBusTestFault.Timeout)).Should().Throw<ArgumentOutOfRangeException>().Which.ParamName.Should().Be("operations");
+        FluentActions.Invoking(() => broker.Faults.FailNext((ServiceBusTestOperations)4096, 1, ServiceBusTestFault.Timeout)).Should().Throw<ArgumentOutOfRangeException>().Which.ParamName.Should().Be("operations");
+        FluentActions.Invoking(() => broker.Faults.FailNext(ServiceBusTestOperations.Complete, 1, (ServiceBusTestFault)42)).Should().Throw<ArgumentOutOfRangeException>().Which.ParamName.Should().Be("fault");
+        FluentActions.Invoking(() => broker.Faults.FailNext(ServiceBusTestOperations.Send | ServiceBusTestOperations.Renewals, 1, ServiceBusTestFault.LockLost)).Should().Throw<ArgumentOutOfRangeException>().Which.ParamName.Should().Be("fault");
     }
 
     [Fact]

@@ -85,7 +85,7 @@ internal sealed partial class AmqpHost
             throw Error(ServiceBusSymbols.NotAllowed, $"It is not possible for a session receiver to read '{queue.Path}', which does not require sessions.");
         }
 
-        if (_broker.Faults.TakeReceiveFault() is { } fault)
+        if (_broker.Faults.Take(ServiceBusTestOperations.Receive) is { } fault)
         {
             var (condition, description) = FaultErrors.For(fault, sessionRequested);
             throw Error(condition, description);

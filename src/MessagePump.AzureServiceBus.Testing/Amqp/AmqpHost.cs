@@ -59,6 +59,37 @@ internal sealed partial class AmqpHost : IRuntimeProvider
         }
     }
 
+    /// <summary>
+    /// Aborts every accepted connection (the socket closes without an AMQP close) and keeps listening; the task completes
+    /// once each connection and each of its receive links has closed on the broker's side.
+    /// </summary>
+    public Task DropConnectionsAsync()
+    {
+        AmqpConnection[] connections;
+        lock (_connections)
+        {
+            connections = [.. _connections];
+        }
+
+        ConsumerLink[] consumers;
+        lock (_consumers)
+        {
+            consumers = [.. _consumers];
+        }
+
+        var closed = new List<Task>();
+        foreach (var connection in connections)
+        {
+            var connectionClosed = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+            connection.SafeAddClosed((_, _) => connectionClosed.TrySetResult());
+            closed.Add(connectionClosed.Task);
+            closed.AddRange(consumers.Where(consumer => ReferenceEquals(consumer.Connection, connection)).Select(consumer => consumer.Detached));
+            connection.Abort();
+        }
+
+        return Task.WhenAll(closed);
+    }
+
     public Task DetachConsumersAsync(string? entityPath) =>
         DetachConsumersAsync(entityPath, ServiceBusSymbols.DetachForced, "The link was detached by ServiceBusTestFaults.DetachReceiveLinksAsync.");
 

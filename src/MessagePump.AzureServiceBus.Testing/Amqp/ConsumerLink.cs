@@ -33,6 +33,9 @@ internal sealed class ConsumerLink : IConsumer
 
     public string? LinkName => _link.Name;
 
+    /// <summary>Gets the connection the link is on.</summary>
+    public AmqpConnection Connection => _link.Session.Connection;
+
     /// <summary>
     /// The credit the broker may use: what the client granted, never more than the link has left (the client may take
     /// credit back with a flow that is not a drain).
@@ -167,7 +170,7 @@ internal sealed class ConsumerLink : IConsumer
             return;
         }
 
-        if (_broker.Faults.TakeReceiveFault() is { } fault)
+        if (_broker.Faults.Take(ServiceBusTestOperations.Receive) is { } fault)
         {
             var (condition, description) = FaultErrors.For(fault, SessionId is not null);
             Close(condition, description);
@@ -189,7 +192,13 @@ internal sealed class ConsumerLink : IConsumer
         var tag = delivery.DeliveryTag;
         var settlement = Classify(delivery.State);
         var kind = settlement.Kind;
-        if (tag.Array is null || tag.Count != 16)
+        if (!delivery.Settled && _broker.Faults.Take(SettleOperations.Of(kind)) is { } fault)
+        {
+            // As the service answers a settlement it failed: the outcome carries the error, nothing is settled.
+            var (condition, description) = FaultErrors.For(fault, SessionId is not null);
+            outcome = new Rejected { Error = new Error { Condition = condition, Description = description } };
+        }
+        else if (tag.Array is null || tag.Count != 16)
         {
             outcome = OutcomeFor(SettleResult.LockLost, kind);
         }

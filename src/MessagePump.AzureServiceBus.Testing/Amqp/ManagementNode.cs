@@ -12,6 +12,9 @@ internal sealed partial class ManagementNode
 {
     private const string Operation = "operation";
     private const string AssociatedLinkName = "associated-link-name";
+    private const string RenewLockOperation = "com.microsoft:renew-lock";
+    private const string RenewSessionLockOperation = "com.microsoft:renew-session-lock";
+    private const string UpdateDispositionOperation = "com.microsoft:update-disposition";
     private static readonly MapKey LockTokens = new("lock-tokens");
     private static readonly MapKey Expirations = new("expirations");
     private static readonly MapKey Expiration = new("expiration");
@@ -39,11 +42,17 @@ internal sealed partial class ManagementNode
         {
             var operation = request.ApplicationProperties?.Map[Operation] as string;
             var body = request.BodyType == SectionFlag.AmqpValue ? request.ValueBody?.Value as AmqpMap : null;
+            if (operation is not RenewLockOperation and not RenewSessionLockOperation and not UpdateDispositionOperation
+                && _broker.Faults.Take(ServiceBusTestOperations.Management) is { } fault)
+            {
+                return FaultAnswer(fault, session: false);
+            }
+
             return operation switch
             {
-                "com.microsoft:renew-lock" => await RenewLockAsync(queue, body).ConfigureAwait(false),
-                "com.microsoft:renew-session-lock" => await RenewSessionLockAsync(queue, body, request.ApplicationProperties?.Map[AssociatedLinkName] as string).ConfigureAwait(false),
-                "com.microsoft:update-disposition" => UpdateDisposition(queue, body),
+                RenewLockOperation => await RenewLockAsync(queue, body).ConfigureAwait(false),
+                RenewSessionLockOperation => await RenewSessionLockAsync(queue, body, request.ApplicationProperties?.Map[AssociatedLinkName] as string).ConfigureAwait(false),
+                UpdateDispositionOperation => UpdateDisposition(queue, body),
                 "com.microsoft:get-session-state" => GetSessionState(queue, body),
                 "com.microsoft:set-session-state" => SetSessionState(queue, body),
                 "com.microsoft:peek-message" => Peek(queue, body),
@@ -98,7 +107,7 @@ internal sealed partial class ManagementNode
     {
         var tokens = TokensOf(body);
         await DelayRenewalAsync().ConfigureAwait(false);
-        var fault = _broker.Faults.TakeRenewalFault();
+        var fault = _broker.Faults.Take(ServiceBusTestOperations.RenewMessageLock);
         var expirations = _broker.Operate(now =>
         {
             queue.CountRenewLocked();
@@ -147,7 +156,7 @@ internal sealed partial class ManagementNode
     {
         var sessionId = SessionOf(body);
         await DelayRenewalAsync().ConfigureAwait(false);
-        var fault = _broker.Faults.TakeRenewalFault();
+        var fault = _broker.Faults.Take(ServiceBusTestOperations.RenewSessionLock);
         var until = _broker.Operate(
             now =>
             {
@@ -190,6 +199,11 @@ internal sealed partial class ManagementNode
             .Select(pair => new KeyValuePair<string, object>(pair.Key.Key.ToString()!, pair.Value))
             .Where(pair => pair.Value is not null)
             .ToList();
+        if (_broker.Faults.Take(SettleOperations.Of(kind)) is { } fault)
+        {
+            return FaultAnswer(fault, session: false);
+        }
+
         var result = _broker.Operate(now =>
         {
             foreach (var token in tokens)

@@ -38,6 +38,14 @@ internal static class PublisherLink
     {
         try
         {
+            if (broker.Faults.Take(ServiceBusTestOperations.Send) is { } fault)
+            {
+                // As the service answers a send it failed: the outcome carries the error, nothing is enqueued.
+                var (condition, description) = FaultErrors.For(fault, session: false);
+                link.DisposeMessage(message, new Rejected { Error = new Error { Condition = condition, Description = description } }, true, false);
+                return;
+            }
+
             var messages = Split(message).Select(bytes => (Bytes: bytes, Facts: AmqpCodec.Inspect(bytes))).ToList();
             var error = broker.Operate(now => Enqueue(queue, topic, messages, now));
             var outcome = error is null
