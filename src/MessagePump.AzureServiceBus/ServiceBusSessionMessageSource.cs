@@ -50,7 +50,7 @@ public sealed class ServiceBusSessionMessageSource : IMessageSource, IAsyncDispo
         _ownsReceiver = ownsReceiver;
         _clock = _options.TimeProvider ?? TimeProvider.System;
         _lock = new SessionLock(receiver, entity);
-        _managementLink = new ManagementLink(receiver);
+        _managementLink = new ManagementLink(receiver, OpenManagementLinkAsync);
         Entity = entity;
         LockDuration = lockDuration;
 
@@ -237,6 +237,28 @@ public sealed class ServiceBusSessionMessageSource : IMessageSource, IAsyncDispo
         }
 
         KeepLockWith(_ownKeeper);
+    }
+
+    /// <summary>
+    /// Opens the session receiver's management link with a renewal of the session lock, in the lease lane of the scheduler
+    /// the first receive runs in (see <see cref="ManagementLink"/>); with a peek outside any scheduler, once it stops
+    /// taking work, or once the session is lost.
+    /// </summary>
+    private Task OpenManagementLinkAsync()
+    {
+        if (PriorityScheduler.Current is { } scheduler && !_lock.IsLost)
+        {
+            try
+            {
+                return scheduler.GetLane(LanePriority.Lease).Run(() => _lock.RenewAsync(_lock.LockedUntil, CancellationToken.None));
+            }
+            catch (Exception ex) when (ex is InvalidOperationException or ObjectDisposedException)
+            {
+                // the scheduler stopped taking work: the peek opens the link
+            }
+        }
+
+        return ManagementLink.PeekNothingAsync(_receiver);
     }
 
     /// <summary>

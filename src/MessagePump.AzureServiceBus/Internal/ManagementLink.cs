@@ -7,9 +7,13 @@ namespace PriorityAsync.MessagePump.AzureServiceBus.Internal;
 /// at the first call that needs it (a renewal), and opening it takes two round trips of its own (a CBS token, then the
 /// attach): on a starved thread pool each answer waits for a pool thread, so that first renewal reached the broker
 /// after short locks had run out. A peek past the last sequence number opens the link and returns nothing. A failure is
-/// left to the calls that need the link: they open it again and report their own error. Thread-safe.
+/// left to the calls that need the link: they open it again and report their own error. A session receiver opens it
+/// with a renewal of the session lock instead (<paramref name="opener"/>): the call that opens the link then also moves
+/// the lock, which an accept on a starved pool hands over with part of it gone. Thread-safe.
 /// </summary>
-internal sealed class ManagementLink(ServiceBusReceiver receiver)
+/// <param name="receiver">The receiver whose link is opened.</param>
+/// <param name="opener">Opens the link with a call of its own (<see langword="null"/>: the peek, <see cref="PeekNothingAsync"/>).</param>
+internal sealed class ManagementLink(ServiceBusReceiver receiver, Func<Task>? opener = null)
 {
     private Task? _opened;
 
@@ -22,7 +26,7 @@ internal sealed class ManagementLink(ServiceBusReceiver receiver)
             return opened;
         }
 
-        var opening = PeekNothingAsync(receiver);
+        var opening = OpenOnceAsync();
         return Interlocked.CompareExchange(ref _opened, opening, null) ?? opening;
     }
 
@@ -32,11 +36,11 @@ internal sealed class ManagementLink(ServiceBusReceiver receiver)
     /// </summary>
     public void Reset() => Volatile.Write(ref _opened, null);
 
-    private static async Task PeekNothingAsync(ServiceBusReceiver receiver)
+    private async Task OpenOnceAsync()
     {
         try
         {
-            await receiver.PeekMessageAsync(long.MaxValue, CancellationToken.None).ConfigureAwait(false);
+            await (opener?.Invoke() ?? PeekNothingAsync(receiver)).ConfigureAwait(false);
         }
 #pragma warning disable CA1031 // opening the link ahead is an optimisation: the calls that need it open it again and report their own failure
         catch (Exception)
@@ -44,4 +48,9 @@ internal sealed class ManagementLink(ServiceBusReceiver receiver)
         {
         }
     }
+
+    /// <summary>Peeks past the last sequence number: opens the link, returns nothing.</summary>
+    /// <param name="receiver">The receiver whose link is opened.</param>
+    /// <returns>The peek.</returns>
+    public static Task PeekNothingAsync(ServiceBusReceiver receiver) => receiver.PeekMessageAsync(long.MaxValue, CancellationToken.None);
 }

@@ -111,17 +111,20 @@ public sealed partial class LeaseKeeper
 
     /// <summary>
     /// At a lease's known expiry with a renewal of it unanswered: when that renewal was sent early enough to have reached
-    /// the broker before the expiry (its send plus the worst request leg observed), the broker has most likely moved the
-    /// lock and only its answer is late (a starved thread pool holds answers longer than requests), so the verdict waits
-    /// for the answer — renewed, or lost when it says so — until the latest the broker could hold the lock on that
-    /// renewal (that reach plus the lock duration), when the lease is lost. Returns that time (UTC ticks), or
+    /// the broker before the expiry (its send plus the typical request leg observed), the broker has most
+    /// likely moved the lock and only its answer is late (a starved thread pool holds answers longer than requests), so
+    /// the verdict waits for the answer — renewed, or lost when it says so (a broker that no longer held the lock
+    /// refuses to renew it) — until the latest the broker could hold the lock on that renewal (its send plus the worst
+    /// request leg plus the lock duration), when the lease is lost. The typical leg, not the worst, decides whether it
+    /// arrived: the worst of a window is one slow leg (the first renewal on a link the client opens with it), and
+    /// judging every later renewal by it marks locks lost that the broker holds. Returns that time (UTC ticks), or
     /// <see langword="null"/> when the lease is lost now: nothing is unanswered, no round trip was observed yet (nothing
     /// tells a late answer from a renewal that never arrived), the source does not know its lock duration, the renewal
     /// was sent too late to arrive in time, or that latest time has passed. Call under the lock.
     /// </summary>
     private long? VerdictWaitsUntilLocked(LeaseHandle lease, long nowTicks)
     {
-        if (_renewRoundTrips.Worst == TimeSpan.Zero || UnansweredRenewalLocked(lease) is not { } renewal || renewal.ReachedBy >= lease.Message.LockedUntil)
+        if (_renewRoundTrips.Worst == TimeSpan.Zero || UnansweredRenewalLocked(lease) is not { } renewal || renewal.LikelyReachedBy >= lease.Message.LockedUntil)
         {
             return null;
         }

@@ -174,20 +174,20 @@ public sealed partial class LeaseKeeper
     }
 
     /// <summary>
-    /// The newest unanswered renewal of <paramref name="lease"/> as the broker may have seen it: by when it reached the
-    /// broker at the latest (its send plus the worst request leg observed), and until when the lock it set there holds
-    /// (that reach plus the lock duration); <see langword="null"/> when none is unanswered or the source does not know
-    /// its lock duration. Call under the lock.
+    /// The newest unanswered renewal of <paramref name="lease"/> as the broker may have seen it: by when it has most likely
+    /// reached the broker (its send plus the typical request leg observed), and until when the lock it
+    /// set there may hold at the latest (its send plus the worst request leg plus the lock duration);
+    /// <see langword="null"/> when none is unanswered or the source does not know its lock duration. Call under the lock.
     /// </summary>
-    private (DateTimeOffset ReachedBy, DateTimeOffset HoldsUntil)? UnansweredRenewalLocked(LeaseHandle lease)
+    private (DateTimeOffset LikelyReachedBy, DateTimeOffset HoldsUntil)? UnansweredRenewalLocked(LeaseHandle lease)
     {
         if (lease.RenewalsInFlight == 0 || lease.Source?.LockDuration is not { } lockDuration)
         {
             return null;
         }
 
-        var reachedBy = LastRenewalSentAt(lease) + _renewRoundTrips.WorstRequestLeg;
-        return (reachedBy, reachedBy + lockDuration);
+        var sentAt = LastRenewalSentAt(lease);
+        return (sentAt + _renewRoundTrips.TypicalRequestLeg, sentAt + _renewRoundTrips.WorstRequestLeg + lockDuration);
     }
 
     /// <summary>When (on the keeper's clock) the newest renewal of <paramref name="lease"/> was sent. Call under the lock.</summary>

@@ -41,6 +41,31 @@ internal sealed class RenewRoundTrips
     /// <summary>Gets the worst time a renewal of the window took to reach the broker, or zero before the first.</summary>
     public TimeSpan WorstRequestLeg => WorstOf(_requestTicks);
 
+    /// <summary>
+    /// Gets the typical time a renewal of the window took to reach the broker (the median), or zero before the first: what
+    /// a renewal under way has most likely taken so far. One slow leg — the first renewal on a link the client opens
+    /// with it — moves <see cref="WorstRequestLeg"/> for a whole window, not this.
+    /// </summary>
+    public TimeSpan TypicalRequestLeg
+    {
+        get
+        {
+            lock (_gate)
+            {
+                if (_count == 0)
+                {
+                    return TimeSpan.Zero;
+                }
+
+                Span<long> legs = stackalloc long[Window];
+                _requestTicks.AsSpan(0, _count).CopyTo(legs);
+                legs = legs[.._count];
+                legs.Sort();
+                return TimeSpan.FromTicks(legs[_count / 2]);
+            }
+        }
+    }
+
     /// <summary>Gets the lock time a renewal must start with to finish in time: <see cref="SafetyFactor"/> × <see cref="Worst"/>.</summary>
     public TimeSpan RequiredSlack => TimeSpan.FromTicks(Worst.Ticks * SafetyFactor);
 

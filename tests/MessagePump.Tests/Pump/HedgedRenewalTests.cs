@@ -73,6 +73,43 @@ public class HedgedRenewalTests
     }
 
     [Fact]
+    public void OneSlowRequestLeg_DoesNotMarkLostTheLaterRenewalsThatArrivedInTime()
+    {
+        // One keeper, two locks. The 10 s lock's first renewal (sent with 5 s left) takes 3 s to reach the broker, as the
+        // first renewal on a link the client opens with it does, and arrives in time. Then a 2 s lock whose fourth
+        // renewal reaches the broker at once but is answered 1.5 s late, past its known expiry: the typical leg observed
+        // (none) says it arrived, so the answer decides, and it says renewed. Judged by the worst leg (3 s), it would be
+        // lost at its known expiry though the broker holds it.
+        var clock = new VirtualTimeProvider();
+        var transport = new InMemoryTransport(clock);
+        var longQueue = transport.CreateQueue("long", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(10) });
+        var shortQueue = transport.CreateQueue("short", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(2) });
+        longQueue.Send(new byte[] { 1 }, "long");
+        shortQueue.Send(new byte[] { 1 }, "short");
+        var slowLeg = new LateAnswers(longQueue, clock, TimeSpan.FromMilliseconds(100)) { SlowRequestIndex = 0, SlowRequest = TimeSpan.FromSeconds(3) };
+        var lateAnswers = new LateAnswers(shortQueue, clock, TimeSpan.FromMilliseconds(100)) { LateFromIndex = 3, LateAnswer = TimeSpan.FromMilliseconds(1500) };
+        LeaseKeeperStatistics? stats = null;
+        bool? shortLost = null;
+        VirtualRun.Run(clock, async scheduler =>
+        {
+            await using var keeper = new LeaseKeeper(scheduler);
+            var longHandle = keeper.Keep((await slowLeg.ReceiveAsync())!, slowLeg);
+            await Task.Delay(TimeSpan.FromSeconds(9), clock); // the slow leg has been observed (its answer came at 8.1 s)
+            var shortHandle = keeper.Keep((await lateAnswers.ReceiveAsync())!, lateAnswers);
+            await Task.Delay(TimeSpan.FromSeconds(5.7), clock); // the fourth renewal (13 s) is answered at 14.5 s, its known expiry 14 s
+            shortLost = shortHandle.IsLost;
+            stats = keeper.GetStatistics();
+            await shortHandle.CompleteAsync();
+            await longHandle.CompleteAsync();
+        });
+
+        shortLost.Should().BeFalse($"the broker held the lock: its renewal arrived at once; renewals sent at (s): {string.Join(", ", lateAnswers.SentAt)}");
+        stats!.LeasesLost.Should().Be(0);
+        shortQueue.GetStatistics().Should().BeEquivalentTo(new { Completed = 1, LeasesLost = 0 }, "the broker never saw the lock run out");
+        longQueue.GetStatistics().Completed.Should().Be(1);
+    }
+
+    [Fact]
     public void AnswersInTime_NoRenewalIsHedged()
     {
         var (stats, queue, source, logger) = RunOne(TimeSpan.FromMilliseconds(100));
@@ -165,6 +202,11 @@ public class HedgedRenewalTests
         /// <summary>From which renewal on every answer is <see cref="LateAnswer"/> late; -1 for none.</summary>
         public int LateFromIndex { get; init; } = -1;
 
+        /// <summary>Which renewal (0 for the first) takes <see cref="SlowRequest"/> to reach the broker; -1 for none.</summary>
+        public int SlowRequestIndex { get; init; } = -1;
+
+        public TimeSpan SlowRequest { get; init; }
+
         public int MaxInFlight { get; private set; }
 
         public TimeSpan? LockDuration => inner.LockDuration;
@@ -191,6 +233,11 @@ public class HedgedRenewalTests
                 source.MaxInFlight = Math.Max(source.MaxInFlight, ++source._inFlight);
                 try
                 {
+                    if (index == source.SlowRequestIndex)
+                    {
+                        await Task.Delay(source.SlowRequest, source.Clock, cancellationToken);
+                    }
+
                     var lockedUntil = await inner.RenewLockAsync(cancellationToken);
                     var late = index == source.LateIndex || (source.LateFromIndex >= 0 && index >= source.LateFromIndex);
                     await Task.Delay(late ? source.LateAnswer : source.AnswerDelay, source.Clock, cancellationToken);
