@@ -52,6 +52,7 @@ public sealed class ServiceBusPumpSessionProcessor : IAsyncDisposable
     private Func<ServiceBusPumpSessionEventArgs, Task>? _sessionClosing;
     private PriorityTaskScheduler? _ownedScheduler;
     private SessionRun? _run;
+    private MessagePumpStatistics? _lastStatistics;
     private Task _closingLater = Task.CompletedTask; // the sessions stopped runs close once their last handler ends
     private bool _disposed;
 
@@ -161,6 +162,15 @@ public sealed class ServiceBusPumpSessionProcessor : IAsyncDisposable
 
     /// <summary>Gets the processor's identifier: <see cref="ServiceBusPumpSessionProcessorOptions.Identifier"/>, or by default the entity path, a dash and a GUID of its own.</summary>
     public string Identifier => _options.Identifier!;
+
+    /// <summary>
+    /// Gets the counts of the pump now processing, or of the last run once stopped, as <see cref="ServiceBusPumpProcessor.GetStatistics"/>
+    /// does: the messages of every session held (received, completed, leases lost — a session lock lost while one of its
+    /// messages is out loses that message's lease —, the lock time left at hand-off ...); <see langword="null"/> before
+    /// the first start.
+    /// </summary>
+    /// <returns>The statistics, or <see langword="null"/>.</returns>
+    public MessagePumpStatistics? GetStatistics() => Volatile.Read(ref _run)?.Pump?.GetStatistics() ?? Volatile.Read(ref _lastStatistics);
 
     /// <summary>
     /// Opens the multi-session source and starts the pump: sessions are accepted, their messages handled and settled,
@@ -300,6 +310,7 @@ public sealed class ServiceBusPumpSessionProcessor : IAsyncDisposable
         try
         {
             await run.Pump!.StopAsync(cancellationToken).ConfigureAwait(false);
+            Volatile.Write(ref _lastStatistics, run.Pump.GetStatistics());
             run.PumpStopped.TrySetResult(); // a handler still running ignored its canceled token: its session is closed when it ends
             await run.Pump.DisposeAsync().ConfigureAwait(false);
         }

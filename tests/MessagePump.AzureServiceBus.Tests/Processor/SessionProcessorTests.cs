@@ -44,9 +44,13 @@ public sealed class SessionProcessorTests
         log.Attach(processor, async args => await Task.Delay(TimeSpan.FromMilliseconds(30), args.CancellationToken));
         await processor.StartProcessingAsync();
         await Bounded.UntilAsync(() => Task.FromResult(queue.CompletedCount == 12), SbHarness.HangBound, "twelve completions", TimeSpan.FromMilliseconds(20));
+        processor.GetStatistics().Should().NotBeNull("the running pump's counts");
         await processor.StopProcessingAsync();
 
         log.Errors.Should().BeEmpty();
+        processor.GetStatistics().Should().BeEquivalentTo(
+            new { Received = 12L, Completed = 12L, LeasesLost = 0L, HandlerFailures = 0L, InFlight = 0 },
+            "the last run's counts, after the stop: every message of the three sessions, each completed once");
         log.Overlaps.Should().BeEmpty("a session's messages are never in two handlers at once");
         foreach (var session in new[] { "a", "b", "c" })
         {
