@@ -195,8 +195,7 @@ internal sealed class ConsumerLink : IConsumer
         if (!delivery.Settled && _broker.Faults.Take(SettleOperations.Of(kind)) is { } fault)
         {
             // As the service answers a settlement it failed: the outcome carries the error, nothing is settled.
-            var (condition, description) = FaultErrors.For(fault, SessionId is not null);
-            outcome = new Rejected { Error = new Error { Condition = condition, Description = description } };
+            outcome = FaultErrors.RejectedOutcome(fault, SessionId is not null);
         }
         else if (tag.Array is null || tag.Count != 16)
         {

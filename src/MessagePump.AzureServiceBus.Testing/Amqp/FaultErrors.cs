@@ -1,4 +1,5 @@
 using Microsoft.Azure.Amqp.Encoding;
+using Microsoft.Azure.Amqp.Framing;
 
 namespace PriorityAsync.MessagePump.AzureServiceBus.Testing.Amqp;
 
@@ -13,6 +14,13 @@ internal static class FaultErrors
         ServiceBusTestFault.ServerBusy => (ServiceBusSymbols.ServerBusy, "The server is busy (injected by ServiceBusTestFaults)."),
         _ => (ServiceBusSymbols.Timeout, "The operation timed out (injected by ServiceBusTestFaults)."),
     };
+
+    /// <summary>The <c>rejected</c> outcome a transfer (a send, or a settlement over the receive link) that <paramref name="fault"/> failed is answered with.</summary>
+    public static Rejected RejectedOutcome(ServiceBusTestFault fault, bool session)
+    {
+        var (condition, description) = For(fault, session);
+        return new Rejected { Error = new Error { Condition = condition, Description = description } };
+    }
 
     public static int StatusCode(ServiceBusTestFault fault) => fault switch
     {

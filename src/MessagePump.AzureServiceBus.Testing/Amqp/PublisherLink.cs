@@ -41,8 +41,7 @@ internal static class PublisherLink
             if (broker.Faults.Take(ServiceBusTestOperations.Send) is { } fault)
             {
                 // As the service answers a send it failed: the outcome carries the error, nothing is enqueued.
-                var (condition, description) = FaultErrors.For(fault, session: false);
-                link.DisposeMessage(message, new Rejected { Error = new Error { Condition = condition, Description = description } }, true, false);
+                link.DisposeMessage(message, FaultErrors.RejectedOutcome(fault, session: false), true, false);
                 return;
             }
 
