@@ -79,8 +79,13 @@ public sealed class ServiceBusLeasedMessage : ISettleableMessage, IHandlerEndLis
     public string? SessionId => _session is null ? null : Message.SessionId;
 
     /// <inheritdoc />
-    /// <remarks>The broker's expiry of this delivery's lock; for a message of a session, the session's lock.</remarks>
-    public DateTimeOffset LockedUntil => _session?.LockedUntil ?? new DateTimeOffset(Volatile.Read(ref _lockedUntilTicks), TimeSpan.Zero);
+    /// <remarks>
+    /// The broker's expiry of this delivery's lock, as the last renewal answered it. For a message of a session, the
+    /// session lock's, as the session's keeper judges it (<see cref="LeaseHandle.HeldUntil"/>): later than the last
+    /// answered expiry while a renewal that most likely reached the broker in time is unanswered, so that the pump's
+    /// keeper and its hand-off agree with the session's keeper on when the lock runs out.
+    /// </remarks>
+    public DateTimeOffset LockedUntil => _session?.HeldUntil ?? new DateTimeOffset(Volatile.Read(ref _lockedUntilTicks), TimeSpan.Zero);
 
     /// <summary>Gets whether the message was completed, abandoned or dead-lettered through this object.</summary>
     internal bool IsSettled => Volatile.Read(ref _settled) != 0;

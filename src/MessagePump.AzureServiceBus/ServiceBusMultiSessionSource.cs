@@ -414,9 +414,9 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
         foreach (var message in answer.Result)
 #pragma warning restore VSTHRD002
         {
-            if (session.Lock.IsLostOrExpired(now))
+            if (!session.Lock.ConfirmHeld(now))
             {
-                session.Lock.MarkLost(new LeaseLostException($"The lock of {session.Lock} expired at {session.Lock.LockedUntil:O}, before its message {message.MessageId} was handed out."));
+                session.Lock.MarkLost(new LeaseLostException($"The lock of {session.Lock} expired at {session.Lock.HeldUntil:O}, before its message {message.MessageId} was handed out."));
                 NoHandlerWillRun(session, message);
             }
             else

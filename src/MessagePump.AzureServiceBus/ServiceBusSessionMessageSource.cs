@@ -339,11 +339,12 @@ public sealed class ServiceBusSessionMessageSource : IMessageSource, IAsyncDispo
         }
 
         await managementLinkOpened.ConfigureAwait(false);
-        if (_lock.IsLostOrExpired(_clock.GetUtcNow()))
+        if (!_lock.ConfirmHeld(_clock.GetUtcNow()))
         {
-            // The lock ran out while the message came: the broker may already hand the session to another receiver,
-            // so this delivery never reaches a handler (it comes back with the session).
-            _lock.MarkLost(new LeaseLostException($"The lock of {_lock} expired at {_lock.LockedUntil:O}, before its message {received[0].MessageId} was handed out."));
+            // The lock ran out while the message came, by the judgement of the session's renewer (its keeper's verdict):
+            // the broker may already hand the session to another receiver, so this delivery never reaches a handler
+            // (it comes back with the session).
+            _lock.MarkLost(new LeaseLostException($"The lock of {_lock} expired at {_lock.HeldUntil:O}, before its message {received[0].MessageId} was handed out."));
             return [];
         }
 

@@ -163,8 +163,29 @@ internal sealed class SessionLock : IDisposable
         Idle?.Invoke();
     }
 
-    /// <summary>Whether the lock is lost, or expired by <see cref="LockedUntil"/> (the last renewal answered) at <paramref name="now"/>.</summary>
-    public bool IsLostOrExpired(DateTimeOffset now) => IsLost || LockedUntil <= now;
+    /// <summary>
+    /// Until when the session's renewer holds the lock to be held, the expiry its messages read
+    /// (<see cref="ServiceBusLeasedMessage.LockedUntil"/>): with a <see cref="LeaseKeeper"/>, its verdict
+    /// (<see cref="LeaseHandle.HeldUntil"/>: later than <see cref="LockedUntil"/> while a renewal that most likely reached
+    /// the broker in time is unanswered), so that the pump keeping the message out, its hand-off and the receive path judge
+    /// the lock as the session's keeper does; with the timer, or once lost, <see cref="LockedUntil"/>.
+    /// </summary>
+    public DateTimeOffset HeldUntil => !IsLost && Volatile.Read(ref _kept) is { } kept ? kept.HeldUntil : LockedUntil;
+
+    /// <summary>
+    /// Whether the lock is held now, for a message about to be handed out under it: judged by the session's keeper when a
+    /// <see cref="LeaseKeeper"/> keeps it (which, when it is not, loses the session lease out loud: counted, logged, its
+    /// event raised), else by <see cref="LockedUntil"/> (the last renewal answered). False once the session is lost.
+    /// </summary>
+    public bool ConfirmHeld(DateTimeOffset now)
+    {
+        if (IsLost)
+        {
+            return false;
+        }
+
+        return Volatile.Read(ref _kept) is { } kept ? kept.Keeper.ConfirmHeld(kept) : LockedUntil > now;
+    }
 
     /// <summary>Records <paramref name="message"/> as the one message of the session that is out, here and process-wide.</summary>
     public void SetCurrent(ServiceBusLeasedMessage message)

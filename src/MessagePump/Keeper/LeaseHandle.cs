@@ -34,6 +34,15 @@ public sealed class LeaseHandle : IDisposable
     /// <summary>Gets when the lease expires unless renewed again (the message's <see cref="ILeasedMessage.LockedUntil"/>).</summary>
     public DateTimeOffset LockedUntil => Message.LockedUntil;
 
+    /// <summary>
+    /// Gets until when the keeper holds the lock to be held: <see cref="LockedUntil"/> (the expiry the last answered
+    /// renewal set), or later while a renewal that most likely reached the broker before that expiry is still unanswered
+    /// (on a starved thread pool answers come back long after the broker acted), until the latest that renewal can hold
+    /// the lock. When it passes with no renewal answered the keeper marks the lease lost. After the lease is lost or
+    /// released it is <see cref="LockedUntil"/>.
+    /// </summary>
+    public DateTimeOffset HeldUntil => _keeper.HeldUntil(this);
+
     /// <summary>Gets how many times the keeper has renewed the lease.</summary>
     public int RenewalCount => Volatile.Read(ref _renewals);
 

@@ -124,13 +124,68 @@ public sealed partial class LeaseKeeper
     /// </summary>
     private long? VerdictWaitsUntilLocked(LeaseHandle lease, long nowTicks)
     {
-        if (_renewRoundTrips.Worst == TimeSpan.Zero || UnansweredRenewalLocked(lease) is not { } renewal || renewal.LikelyReachedBy >= lease.Message.LockedUntil)
+        var known = lease.Message.LockedUntil;
+        var held = HeldUntilLocked(lease, known).UtcTicks;
+        return held > known.UtcTicks && held > nowTicks + TimeSpan.TicksPerMillisecond ? held : null;
+    }
+
+    /// <summary>
+    /// The keeper's one rule for how long <paramref name="lease"/>'s lock is held (see <see cref="VerdictWaitsUntilLocked"/>):
+    /// its known expiry <paramref name="known"/>, or, while a renewal of it that most likely reached the broker before
+    /// that expiry is unanswered (and a round trip has been observed), the latest that renewal can hold it. Call under the lock.
+    /// </summary>
+    private DateTimeOffset HeldUntilLocked(LeaseHandle lease, DateTimeOffset known) =>
+        _renewRoundTrips.Worst != TimeSpan.Zero && UnansweredRenewalLocked(lease) is { } renewal && renewal.LikelyReachedBy < known && renewal.HoldsUntil > known
+            ? renewal.HoldsUntil
+            : known;
+
+    /// <summary>
+    /// How long the keeper holds <paramref name="lease"/>'s lock to be held (<see cref="LeaseHandle.HeldUntil"/>): the
+    /// time at which it marks the lease lost unless a renewal is answered first. A lost or released lease answers its
+    /// known expiry.
+    /// </summary>
+    internal DateTimeOffset HeldUntil(LeaseHandle lease)
+    {
+        var known = lease.Message.LockedUntil;
+        if (!lease.IsRenewable)
         {
-            return null;
+            return known;
         }
 
-        var latest = renewal.HoldsUntil.UtcTicks;
-        return latest > nowTicks + TimeSpan.TicksPerMillisecond ? latest : null;
+        lock (_gate)
+        {
+            return HeldUntilLocked(lease, known);
+        }
+    }
+
+    /// <summary>
+    /// Judges <paramref name="lease"/> now, for a transport about to hand out a message under its lock (a session's next
+    /// message): true while the keeper holds it (<see cref="HeldUntil"/> is later than now); otherwise false, and the
+    /// lease is lost out loud, as at its expiry (<see cref="ExpiredUnrenewed"/>, in the lease lane, where every loss is
+    /// reported), the caller treating it as lost from this instant. A lease already lost or released answers false.
+    /// </summary>
+    internal bool ConfirmHeld(LeaseHandle lease)
+    {
+        if (!lease.IsRenewable)
+        {
+            return false;
+        }
+
+        if (HeldUntil(lease) > TimeProvider.GetUtcNow())
+        {
+            return true;
+        }
+
+        try
+        {
+            _ = LeaseLane.Run(() => ExpiredUnrenewed(lease));
+        }
+        catch (Exception ex) when (ex is InvalidOperationException or ObjectDisposedException)
+        {
+            // the scheduler stopped: the keeper with it, and nothing is kept any more
+        }
+
+        return false;
     }
 
     /// <summary>

@@ -39,6 +39,21 @@ internal sealed class FakeSessionReceiver : ServiceBusSessionReceiver
 
     public TimeSpan RenewBy { get; set; } = TimeSpan.FromSeconds(30);
 
+    /// <summary>
+    /// The broker's clock: when set, a renewal locks the session for <see cref="RenewBy"/> from the moment it is sent (the
+    /// broker acts at once), and <see cref="LockedUntil"/> moves when its answer comes back, after <see cref="AnswerDelay"/>.
+    /// </summary>
+    public TimeProvider? Clock { get; set; }
+
+    /// <summary>How long the answer to the renewal of each index (from 0) takes to come back, on <see cref="Clock"/>.</summary>
+    public Func<int, TimeSpan>? AnswerDelay { get; set; }
+
+    /// <summary>How many renewals the broker has acted on whose answer has not come back yet.</summary>
+    public int UnansweredRenewals => Volatile.Read(ref _unanswered);
+
+    private int _renewals;
+    private int _unanswered;
+
     public Func<string, ServiceBusReceivedMessage, Task>? OnSettle { get; set; }
 
     public void Enqueue(params ServiceBusReceivedMessage[] messages)
@@ -73,8 +88,36 @@ internal sealed class FakeSessionReceiver : ServiceBusSessionReceiver
             return Task.FromException(RenewFailure);
         }
 
-        LockedUntil += RenewBy;
-        return Task.CompletedTask;
+        if (Clock is not { } clock)
+        {
+            LockedUntil += RenewBy;
+            return Task.CompletedTask;
+        }
+
+        return RenewOnClockAsync(clock, _renewals++);
+    }
+
+    private async Task RenewOnClockAsync(TimeProvider clock, int index)
+    {
+        var until = clock.GetUtcNow() + RenewBy;
+        var delay = AnswerDelay?.Invoke(index) ?? TimeSpan.Zero;
+        Interlocked.Increment(ref _unanswered);
+        try
+        {
+            if (delay > TimeSpan.Zero)
+            {
+                await Task.Delay(delay, clock);
+            }
+        }
+        finally
+        {
+            Interlocked.Decrement(ref _unanswered);
+        }
+
+        if (until > LockedUntil)
+        {
+            LockedUntil = until;
+        }
     }
 
     public override Task CompleteMessageAsync(ServiceBusReceivedMessage message, CancellationToken cancellationToken = default) => Settle("complete", message);

@@ -110,6 +110,33 @@ public class HedgedRenewalTests
     }
 
     [Fact]
+    public void HeldUntil_WhileARenewalThatArrivedInTimeIsUnanswered_IsLaterThanLockedUntil()
+    {
+        // A 2 s lock whose fourth renewal reaches the broker at once but is answered 1.5 s late: between its known expiry
+        // and the answer, HeldUntil is the keeper's verdict (the latest that renewal holds the lock), and the lease is kept.
+        var clock = new VirtualTimeProvider();
+        var queue = new InMemoryTransport(clock).CreateQueue("short", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(2) });
+        queue.Send(new byte[] { 1 }, "short");
+        var source = new LateAnswers(queue, clock, TimeSpan.FromMilliseconds(100)) { LateFromIndex = 3, LateAnswer = TimeSpan.FromMilliseconds(1500) };
+        DateTimeOffset now = default, known = default, held = default;
+        var lostThen = true;
+        VirtualRun.Run(clock, async scheduler =>
+        {
+            await using var keeper = new LeaseKeeper(scheduler);
+            var handle = keeper.Keep((await source.ReceiveAsync())!, source);
+            await VirtualRun.WaitUntilAsync(() => clock.GetUtcNow() > handle.LockedUntil || handle.IsLost, clock, TimeSpan.FromSeconds(20), TimeSpan.FromMilliseconds(50));
+            (now, known, held, lostThen) = (clock.GetUtcNow(), handle.LockedUntil, handle.HeldUntil, handle.IsLost);
+            await VirtualRun.WaitUntilAsync(() => handle.LockedUntil > now, clock, TimeSpan.FromSeconds(5), TimeSpan.FromMilliseconds(50));
+            await handle.CompleteAsync();
+        });
+
+        lostThen.Should().BeFalse($"the renewal reached the broker in time; renewals sent at (s): {string.Join(", ", source.SentAt)}");
+        known.Should().BeOnOrBefore(now);
+        held.Should().BeAfter(now, "the keeper holds the lock until the latest the unanswered renewal keeps it");
+        queue.GetStatistics().Should().BeEquivalentTo(new { Completed = 1, LeasesLost = 0 });
+    }
+
+    [Fact]
     public void AnswersInTime_NoRenewalIsHedged()
     {
         var (stats, queue, source, logger) = RunOne(TimeSpan.FromMilliseconds(100));
