@@ -44,6 +44,12 @@ internal sealed class DetachedDelivery : IDelivery
     public bool ShouldYield => _scheduler?.ShouldYield ?? false;
 
     /// <inheritdoc />
+    /// <remarks>A handler's unit test has no pump to count it: nothing happens.</remarks>
+    public void HandlerFailed(Exception failure)
+    {
+    }
+
+    /// <inheritdoc />
     public async Task<bool> SettleAsync(MessageSettlement settlement)
     {
         if (Interlocked.Exchange(ref _claimed, 1) != 0)

@@ -28,4 +28,11 @@ internal interface IDelivery
     /// <summary>Claims the one settlement of this delivery and settles it as <paramref name="settlement"/>.</summary>
     /// <returns><see langword="true"/> when this call settled the message; <see langword="false"/> when it was already settled or its lease is lost.</returns>
     Task<bool> SettleAsync(MessageSettlement settlement);
+
+    /// <summary>
+    /// Counts a failure of the handler that a wrapper caught and reported itself (a processor's error handler), the
+    /// message settled by that wrapper: the pump's <see cref="MessagePumpStatistics.HandlerFailures"/> and its log, as
+    /// for a handler that throws to the pump.
+    /// </summary>
+    void HandlerFailed(Exception failure);
 }

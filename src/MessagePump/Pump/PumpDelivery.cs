@@ -239,6 +239,9 @@ internal sealed class PumpDelivery : IDelivery, ISettlementOwner
         }
     }
 
+    /// <inheritdoc />
+    public void HandlerFailed(Exception failure) => _pump.Events.HandlerFailed(Message, failure);
+
     /// <summary>
     /// A settle call of the handler (<see cref="MessageContext.CompleteAsync"/> and its siblings, or a transport's own
     /// kind such as <see cref="SettlementKind.Defer"/>): run in the lease lane through the pump's settlement.

@@ -42,6 +42,7 @@ public sealed class ProcessorErrorTests(ITestOutputHelper output)
         h.Queue.CompletionsOf("m1").Should().Be(1);
         h.Queue.LockedCount.Should().Be(0);
         processor.GetStatistics()!.Abandoned.Should().Be(2);
+        processor.GetStatistics()!.HandlerFailures.Should().Be(2, "each handler that threw is counted, as a bare pump counts it");
     }
 
     [Fact]
