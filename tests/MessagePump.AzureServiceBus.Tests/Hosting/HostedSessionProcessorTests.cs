@@ -35,6 +35,7 @@ public sealed class HostedSessionProcessorTests
         });
         var handled = new ConcurrentQueue<string>();
         var closed = new ConcurrentQueue<string>();
+        var errors = new ConcurrentQueue<string>();
         ServiceBusPumpSessionProcessorOptions? bound = null;
         builder.Services.AddServiceBusPumpSessionProcessor(
             provider =>
@@ -54,13 +55,17 @@ public sealed class HostedSessionProcessorTests
                     closed.Enqueue(args.SessionId);
                     return Task.CompletedTask;
                 };
-                processor.ProcessErrorAsync += _ => Task.CompletedTask;
+                processor.ProcessErrorAsync += args =>
+                {
+                    errors.Enqueue($"{args.ErrorSource}: {args.Exception.GetType().Name} {args.Exception.Message}");
+                    return Task.CompletedTask;
+                };
             });
         using var host = builder.Build();
 
         await host.StartAsync();
         await Bounded.UntilAsync(() => Task.FromResult(queue.CompletedCount == 4), SbHarness.HangBound, "north's and south's completions", TimeSpan.FromMilliseconds(20));
-        closed.Should().BeEmpty("both sessions are held: their idle timeout (30 s, from configuration) has not passed");
+        closed.Should().BeEmpty($"both sessions are held: their idle timeout (30 s, from configuration) has not passed; errors: [{string.Join("; ", errors)}]");
         await host.StopAsync();
 
         bound!.MaxConcurrentSessions.Should().Be(2);
