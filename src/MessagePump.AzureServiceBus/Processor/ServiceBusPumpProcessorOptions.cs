@@ -16,7 +16,9 @@ public sealed class ServiceBusPumpProcessorOptions
 
     /// <summary>
     /// Gets or sets how many messages are handled at once: the pump's <see cref="MessagePumpOptions.MaxInFlight"/>.
-    /// The pump receives only when its lanes have spare capacity, so this is a cap, not a target. Default 1 (the SDK's); at least 1.
+    /// The pump receives only when its lanes have spare capacity, so this is a cap, not a target. Default 1 (the SDK's);
+    /// at least 1, with no upper bound (as the SDK's): nothing is allocated by it, and a receive asks the broker for at
+    /// most the free slots its admission grants, so <see cref="int.MaxValue"/> means "as many as the lanes take".
     /// With <see cref="ReceiveDuringSettlement"/> on, up to as many more are locked while their completes are answered.
     /// </summary>
     public int MaxConcurrentCalls { get; set; } = 1;
@@ -76,6 +78,9 @@ public sealed class ServiceBusPumpProcessorOptions
     /// before it cancels their tokens and abandons their messages (<see cref="MessagePumpOptions.ShutdownTimeout"/>).
     /// Default 25 seconds (<see cref="MessagePumpOptions.DefaultShutdownTimeout"/>): 5 s below the generic host's default
     /// shutdown timeout, so that a hosted processor stopped with the defaults returns before the host gives up on it.
+    /// Zero: the stop does not wait for handlers: it cancels their tokens at once and abandons their messages (a
+    /// settlement already under way still gets its answer, bounded by the lock), so nothing is left locked.
+    /// <see cref="Timeout.InfiniteTimeSpan"/>: the stop waits for every handler. Any other negative value is refused.
     /// </summary>
     public TimeSpan ShutdownTimeout { get; set; } = MessagePumpOptions.DefaultShutdownTimeout;
 

@@ -13,7 +13,8 @@ public sealed class ServiceBusPumpSessionProcessorOptions
 {
     /// <summary>
     /// Gets or sets how many sessions are held at once, each with at most one message out: also the pump's
-    /// <see cref="MessagePumpOptions.MaxInFlight"/>. Default 8 (the SDK's); at least 1.
+    /// <see cref="MessagePumpOptions.MaxInFlight"/>. Default 8 (the SDK's); at least 1, with no upper bound (as the
+    /// SDK's): each held session is a session receiver and its lock's renewals, so hold only as many as you handle.
     /// </summary>
     public int MaxConcurrentSessions { get; set; } = 8;
 
@@ -63,6 +64,10 @@ public sealed class ServiceBusPumpSessionProcessorOptions
     /// <summary>
     /// Gets or sets how long <see cref="ServiceBusPumpSessionProcessor.StopProcessingAsync"/> lets running handlers
     /// finish before it cancels their tokens and abandons their messages. Default <see cref="MessagePumpOptions.DefaultShutdownTimeout"/>.
+    /// Zero: the stop does not wait for handlers: it cancels their tokens at once and abandons their messages (a
+    /// settlement already under way still gets its answer, bounded by the lock), so nothing is left locked, and
+    /// closes the sessions once those handlers have ended. <see cref="Timeout.InfiniteTimeSpan"/>: the stop waits
+    /// for every handler. Any other negative value is refused.
     /// </summary>
     public TimeSpan ShutdownTimeout { get; set; } = MessagePumpOptions.DefaultShutdownTimeout;
 

@@ -80,6 +80,9 @@ public sealed class MessagePumpOptions
     /// Gets or sets how long <see cref="PriorityMessagePump.StopAsync"/> lets messages in flight finish before it cancels their
     /// handlers and abandons them. Defaults to 25 s (<see cref="DefaultShutdownTimeout"/>); zero or positive, or
     /// <see cref="Timeout.InfiniteTimeSpan"/>.
+    /// Zero: the stop does not wait for handlers: it cancels their tokens at once and abandons their messages (a
+    /// settlement already under way still gets its answer, bounded by the lock), so nothing is left locked.
+    /// <see cref="Timeout.InfiniteTimeSpan"/>: the stop waits for every handler. Any other negative value is refused.
     /// </summary>
     /// <remarks>
     /// The default is 5 s below the generic host's default shutdown timeout (<c>HostOptions.ShutdownTimeout</c>, 30 s), so
