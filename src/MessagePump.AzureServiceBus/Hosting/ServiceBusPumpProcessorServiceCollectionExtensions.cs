@@ -1,6 +1,8 @@
 using Azure.Messaging.ServiceBus;
 using Microsoft.Extensions.Hosting;
+using PriorityAsync.MessagePump;
 using PriorityAsync.MessagePump.AzureServiceBus;
+using PriorityAsync.MessagePump.Hosting;
 
 namespace Microsoft.Extensions.DependencyInjection;
 
@@ -71,10 +73,13 @@ public static class ServiceBusPumpProcessorServiceCollectionExtensions
         Action<IServiceProvider, TProcessor> configure,
         string registration,
         Func<TProcessor, CancellationToken, Task> start,
-        Func<TProcessor, CancellationToken, Task> stop) : IHostedService, IAsyncDisposable
-        where TProcessor : class, IAsyncDisposable
+        Func<TProcessor, CancellationToken, Task> stop) : IHostedService, IAsyncDisposable, ILeaseKeepingService
+        where TProcessor : class, IAsyncDisposable, ILeaseKeepingService
     {
         private TProcessor? _processor;
+
+        /// <summary>The processor's keepers, for the lease health check; none before the host started it.</summary>
+        public IReadOnlyList<LeaseKeeper> LeaseKeepers => Volatile.Read(ref _processor)?.LeaseKeepers ?? [];
 
         public async Task StartAsync(CancellationToken cancellationToken)
         {

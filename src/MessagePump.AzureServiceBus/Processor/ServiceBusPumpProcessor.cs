@@ -2,6 +2,7 @@ using System.Diagnostics.CodeAnalysis;
 using Azure.Messaging.ServiceBus;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
+using PriorityAsync.MessagePump.Hosting;
 
 namespace PriorityAsync.MessagePump.AzureServiceBus;
 
@@ -24,7 +25,7 @@ namespace PriorityAsync.MessagePump.AzureServiceBus;
 /// abandoned: nothing stays locked. Sessions are not handled here; use <see cref="ServiceBusPumpSessionProcessor"/>.
 /// </para>
 /// </remarks>
-public sealed partial class ServiceBusPumpProcessor : IAsyncDisposable
+public sealed partial class ServiceBusPumpProcessor : IAsyncDisposable, ILeaseKeepingService
 {
     private readonly ServiceBusTransport _transport;
     private readonly bool _ownsTransport;
@@ -136,6 +137,10 @@ public sealed partial class ServiceBusPumpProcessor : IAsyncDisposable
 
     /// <summary>Gets the processor's identifier: <see cref="ServiceBusPumpProcessorOptions.Identifier"/>, or by default the entity path, a dash and a GUID of its own.</summary>
     public string Identifier => _options.Identifier!;
+
+    /// <inheritdoc />
+    /// <remarks>The keeper of the pump now processing: the lease health check (<c>AddLeaseHealthCheck</c>) judges it.</remarks>
+    IReadOnlyList<LeaseKeeper> ILeaseKeepingService.LeaseKeepers => Volatile.Read(ref _run) is { } run ? [run.Pump.Keeper] : [];
 
     /// <summary>
     /// Gets the counts of the pump now processing, or of the last run once stopped (received, completed, leases lost ...);

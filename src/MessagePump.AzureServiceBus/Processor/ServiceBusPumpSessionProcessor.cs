@@ -4,6 +4,7 @@ using Azure.Messaging.ServiceBus;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 using PriorityAsync.MessagePump.AzureServiceBus.Internal;
+using PriorityAsync.MessagePump.Hosting;
 
 namespace PriorityAsync.MessagePump.AzureServiceBus;
 
@@ -36,7 +37,7 @@ namespace PriorityAsync.MessagePump.AzureServiceBus;
 /// after it too. A handler that never ends keeps its session held.
 /// </para>
 /// </remarks>
-public sealed class ServiceBusPumpSessionProcessor : IAsyncDisposable
+public sealed class ServiceBusPumpSessionProcessor : IAsyncDisposable, ILeaseKeepingService
 {
     private readonly ServiceBusTransport _transport;
     private readonly bool _ownsTransport;
@@ -162,6 +163,14 @@ public sealed class ServiceBusPumpSessionProcessor : IAsyncDisposable
 
     /// <summary>Gets the processor's identifier: <see cref="ServiceBusPumpSessionProcessorOptions.Identifier"/>, or by default the entity path, a dash and a GUID of its own.</summary>
     public string Identifier => _options.Identifier!;
+
+    /// <inheritdoc />
+    /// <remarks>
+    /// The keepers of the run now processing: its pump's (the messages out) and the one that keeps every held session's
+    /// lock; the lease health check (<c>AddLeaseHealthCheck</c>) judges both.
+    /// </remarks>
+    IReadOnlyList<LeaseKeeper> ILeaseKeepingService.LeaseKeepers =>
+        Volatile.Read(ref _run) is { } run ? run.Pump is { } pump ? [pump.Keeper, run.Keeper] : [run.Keeper] : [];
 
     /// <summary>
     /// Gets the counts of the pump now processing, or of the last run once stopped, as <see cref="ServiceBusPumpProcessor.GetStatistics"/>

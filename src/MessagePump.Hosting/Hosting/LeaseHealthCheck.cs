@@ -6,8 +6,9 @@ using Microsoft.Extensions.Hosting;
 namespace PriorityAsync.MessagePump.Hosting;
 
 /// <summary>
-/// The lease health check (<c>AddLeaseHealthCheck</c>): the registered <see cref="LeaseKeeper"/>, if any, and every
-/// hosted pump's keeper, judged by <see cref="LeaseHealthCheckOptions"/>; the worst keeper decides.
+/// The lease health check (<c>AddLeaseHealthCheck</c>): the registered <see cref="LeaseKeeper"/>, if any, and every keeper
+/// of every <see cref="ILeaseKeepingService"/> (hosted pumps and processors), judged by <see cref="LeaseHealthCheckOptions"/>;
+/// the worst keeper decides.
 /// </summary>
 internal sealed class LeaseHealthCheck(IServiceProvider provider, LeaseHealthCheckOptions options) : IHealthCheck
 {
@@ -20,9 +21,10 @@ internal sealed class LeaseHealthCheck(IServiceProvider provider, LeaseHealthChe
             keepers.Add(registered);
         }
 
-        foreach (var hosted in provider.GetServices<IHostedService>().OfType<MessagePumpHostedService>())
+        var services = provider.GetServices<IHostedService>().OfType<ILeaseKeepingService>().Concat(provider.GetServices<ILeaseKeepingService>());
+        foreach (var service in services.Distinct(ReferenceEqualityComparer.Instance).Cast<ILeaseKeepingService>())
         {
-            keepers.Add(hosted.Pump.Keeper);
+            keepers.AddRange(service.LeaseKeepers.Where(k => !keepers.Contains(k)));
         }
 
         return Task.FromResult(Judge(keepers.Select(k => (k.Name, k.GetStatistics(), k.TimeProvider.GetUtcNow())), options));

@@ -11,7 +11,7 @@ namespace PriorityAsync.MessagePump.Hosting;
 /// The pump runs on the <see cref="PriorityScheduler"/> given (for example one registered in the container); without
 /// one the service creates a <see cref="PriorityTaskScheduler"/> with default options and disposes it with itself.
 /// </remarks>
-public sealed class MessagePumpHostedService : IHostedService, IAsyncDisposable
+public sealed class MessagePumpHostedService : IHostedService, IAsyncDisposable, ILeaseKeepingService
 {
     private readonly PriorityTaskScheduler? _ownedScheduler;
     private int _disposed;
@@ -46,6 +46,10 @@ public sealed class MessagePumpHostedService : IHostedService, IAsyncDisposable
 
     /// <summary>Gets the pump.</summary>
     public PriorityMessagePump Pump { get; }
+
+    /// <inheritdoc />
+    /// <remarks>The pump's keeper.</remarks>
+    IReadOnlyList<LeaseKeeper> ILeaseKeepingService.LeaseKeepers => [Pump.Keeper];
 
     /// <inheritdoc />
     public Task StartAsync(CancellationToken cancellationToken) => Pump.StartAsync(cancellationToken);

@@ -1,0 +1,16 @@
+namespace PriorityAsync.MessagePump.Hosting;
+
+/// <summary>
+/// A service that keeps leases with one or more <see cref="LeaseKeeper"/>s: a hosted pump, a hosted processor, or one
+/// of your own. The lease health check (<c>AddLeaseHealthCheck</c>) judges every keeper of every such service in the
+/// container, registered as <see cref="Microsoft.Extensions.Hosting.IHostedService"/> or as this interface, beside a
+/// registered <see cref="LeaseKeeper"/>.
+/// </summary>
+public interface ILeaseKeepingService
+{
+    /// <summary>
+    /// Gets the keepers the service runs now, each named by <see cref="LeaseKeeper.Name"/> in the health check's
+    /// description; empty while the service is not running (before its start, after its stop).
+    /// </summary>
+    IReadOnlyList<LeaseKeeper> LeaseKeepers { get; }
+}
