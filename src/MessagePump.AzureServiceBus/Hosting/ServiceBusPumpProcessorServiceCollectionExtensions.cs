@@ -81,6 +81,9 @@ public static class ServiceBusPumpProcessorServiceCollectionExtensions
         /// <summary>The processor's keepers, for the lease health check; none before the host started it.</summary>
         public IReadOnlyList<LeaseKeeper> LeaseKeepers => Volatile.Read(ref _processor)?.LeaseKeepers ?? [];
 
+        /// <summary>The processor's pump, for the lease health check; none before the host started it.</summary>
+        public IReadOnlyList<PriorityMessagePump> MessagePumps => Volatile.Read(ref _processor)?.MessagePumps ?? [];
+
         public async Task StartAsync(CancellationToken cancellationToken)
         {
             var processor = create(provider)

@@ -142,6 +142,10 @@ public sealed partial class ServiceBusPumpProcessor : IAsyncDisposable, ILeaseKe
     /// <remarks>The keeper of the pump now processing: the lease health check (<c>AddLeaseHealthCheck</c>) judges it.</remarks>
     IReadOnlyList<LeaseKeeper> ILeaseKeepingService.LeaseKeepers => Volatile.Read(ref _run) is { } run ? [run.Pump.Keeper] : [];
 
+    /// <inheritdoc />
+    /// <remarks>The pump now processing: the lease health check judges its receives.</remarks>
+    IReadOnlyList<PriorityMessagePump> ILeaseKeepingService.MessagePumps => Volatile.Read(ref _run) is { } run ? [run.Pump] : [];
+
     /// <summary>
     /// Gets the counts of the pump now processing, or of the last run once stopped (received, completed, leases lost ...);
     /// <see langword="null"/> before the first start.

@@ -172,6 +172,10 @@ public sealed class ServiceBusPumpSessionProcessor : IAsyncDisposable, ILeaseKee
     IReadOnlyList<LeaseKeeper> ILeaseKeepingService.LeaseKeepers =>
         Volatile.Read(ref _run) is { } run ? run.Pump is { } pump ? [pump.Keeper, run.Keeper] : [run.Keeper] : [];
 
+    /// <inheritdoc />
+    /// <remarks>The pump now processing: the lease health check judges its receives (an accept that fails is one).</remarks>
+    IReadOnlyList<PriorityMessagePump> ILeaseKeepingService.MessagePumps => Volatile.Read(ref _run)?.Pump is { } pump ? [pump] : [];
+
     /// <summary>
     /// Gets the counts of the pump now processing, or of the last run once stopped, as <see cref="ServiceBusPumpProcessor.GetStatistics"/>
     /// does: the messages of every session held (received, completed, leases lost — a session lock lost while one of its

@@ -2,7 +2,7 @@ namespace PriorityAsync.MessagePump.Hosting;
 
 /// <summary>
 /// A service that keeps leases with one or more <see cref="LeaseKeeper"/>s: a hosted pump, a hosted processor, or one
-/// of your own. The lease health check (<c>AddLeaseHealthCheck</c>) judges every keeper of every such service in the
+/// of your own. The lease health check (<c>AddLeaseHealthCheck</c>) judges every keeper and pump of every such service in the
 /// container, registered as <see cref="Microsoft.Extensions.Hosting.IHostedService"/> or as this interface, beside a
 /// registered <see cref="LeaseKeeper"/>.
 /// </summary>
@@ -13,4 +13,11 @@ public interface ILeaseKeepingService
     /// description; empty while the service is not running (before its start, after its stop).
     /// </summary>
     IReadOnlyList<LeaseKeeper> LeaseKeepers { get; }
+
+    /// <summary>
+    /// Gets the pumps the service runs now, whose receives the health check judges (a source that cannot receive:
+    /// <see cref="LeaseHealthCheckOptions.ReceiveFailingDegradedAfter"/>); empty while the service is not running, and
+    /// by default (a service that keeps leases without a pump).
+    /// </summary>
+    IReadOnlyList<PriorityMessagePump> MessagePumps => [];
 }

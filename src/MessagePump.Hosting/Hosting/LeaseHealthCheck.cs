@@ -16,6 +16,7 @@ internal sealed class LeaseHealthCheck(IServiceProvider provider, LeaseHealthChe
     public Task<HealthCheckResult> CheckHealthAsync(HealthCheckContext context, CancellationToken cancellationToken = default)
     {
         var keepers = new List<LeaseKeeper>();
+        var pumps = new List<PriorityMessagePump>();
         if (provider.GetService<LeaseKeeper>() is { } registered)
         {
             keepers.Add(registered);
@@ -25,9 +26,50 @@ internal sealed class LeaseHealthCheck(IServiceProvider provider, LeaseHealthChe
         foreach (var service in services.Distinct(ReferenceEqualityComparer.Instance).Cast<ILeaseKeepingService>())
         {
             keepers.AddRange(service.LeaseKeepers.Where(k => !keepers.Contains(k)));
+            pumps.AddRange(service.MessagePumps.Where(p => !pumps.Contains(p)));
         }
 
-        return Task.FromResult(Judge(keepers.Select(k => (k.Name, k.GetStatistics(), k.TimeProvider.GetUtcNow())), options));
+        var result = Judge(keepers.Select(k => (k.Name, k.GetStatistics(), k.TimeProvider.GetUtcNow())), options);
+        return Task.FromResult(JudgeReceives(result, pumps.Select(p => (p.Name, p.GetStatistics(), p.TimeProvider.GetUtcNow())), options));
+    }
+
+    /// <summary>
+    /// Adds to <paramref name="keepers"/>'s verdict each pump whose receives have all failed for
+    /// <see cref="LeaseHealthCheckOptions.ReceiveFailingDegradedAfter"/> (<c>Degraded</c>) or
+    /// <see cref="LeaseHealthCheckOptions.ReceiveFailingUnhealthyAfter"/> (<c>Unhealthy</c>), named in the description.
+    /// </summary>
+    internal static HealthCheckResult JudgeReceives(HealthCheckResult keepers, IEnumerable<(string Name, MessagePumpStatistics Statistics, DateTimeOffset Now)> pumps, LeaseHealthCheckOptions options)
+    {
+        var status = keepers.Status;
+        var reasons = new List<string>();
+        var data = new Dictionary<string, object>(keepers.Data, StringComparer.Ordinal);
+        foreach (var (name, stats, now) in pumps)
+        {
+            data[$"{name}.receiveFailures"] = stats.ReceiveFailures;
+            if (stats.ReceiveFailingSince is not { } since)
+            {
+                continue;
+            }
+
+            var failing = now - since;
+            data[$"{name}.receiveFailingSeconds"] = failing.TotalSeconds;
+            var verdict = failing >= options.ReceiveFailingUnhealthyAfter ? HealthStatus.Unhealthy
+                : failing >= options.ReceiveFailingDegradedAfter ? HealthStatus.Degraded
+                : HealthStatus.Healthy;
+            if (verdict != HealthStatus.Healthy)
+            {
+                status = Worse(status, verdict);
+                reasons.Add(Invariant($"'{name}' has failed to receive since {since:O} ({failing.TotalSeconds:0.#} s, {stats.ReceiveFailures} failed receives in all; the pump's log has each)"));
+            }
+        }
+
+        if (reasons.Count == 0)
+        {
+            return new HealthCheckResult(status, keepers.Description, data: data);
+        }
+
+        var description = keepers.Status == HealthStatus.Healthy ? string.Join("; ", reasons) : $"{keepers.Description}; {string.Join("; ", reasons)}";
+        return new HealthCheckResult(status, description, data: data);
     }
 
     /// <summary>Judges each keeper's statistics at its clock's now; the worst status wins, and the description names why.</summary>

@@ -2,7 +2,8 @@ namespace PriorityAsync.MessagePump.Hosting;
 
 /// <summary>
 /// Thresholds of the lease health check (<c>AddLeaseHealthCheck</c>), applied to each lease keeper it watches (the
-/// registered <see cref="LeaseKeeper"/> and every hosted pump's): the worst keeper decides.
+/// registered <see cref="LeaseKeeper"/> and those of every hosted pump and processor) and to each hosted pump's
+/// receives: the worst decides.
 /// </summary>
 public sealed class LeaseHealthCheckOptions
 {
@@ -26,6 +27,19 @@ public sealed class LeaseHealthCheckOptions
     /// </summary>
     public TimeSpan LostLeaseWindow { get; set; } = TimeSpan.FromMinutes(5);
 
+    /// <summary>
+    /// Gets or sets how long a pump's receives may fail, every one of them, before it is <c>Degraded</c> (the broker
+    /// unreachable, the entity gone, rights missing: the pump logs each failure and retries). Defaults to 1 minute;
+    /// positive.
+    /// </summary>
+    public TimeSpan ReceiveFailingDegradedAfter { get; set; } = TimeSpan.FromMinutes(1);
+
+    /// <summary>
+    /// Gets or sets how long a pump's receives may fail, every one of them, before it is <c>Unhealthy</c>. Defaults to
+    /// 5 minutes; above <see cref="ReceiveFailingDegradedAfter"/>.
+    /// </summary>
+    public TimeSpan ReceiveFailingUnhealthyAfter { get; set; } = TimeSpan.FromMinutes(5);
+
     /// <summary>Throws when a threshold breaks its rule; the exception names it.</summary>
     [System.Diagnostics.CodeAnalysis.SuppressMessage("Usage", "MA0015:Specify the parameter name in ArgumentException", Justification = "Validate checks the options object as a whole; ParamName names the offending threshold property.")]
     [System.Diagnostics.CodeAnalysis.SuppressMessage("Usage", "CA2208:Instantiate argument exceptions correctly", Justification = "Validate checks the options object as a whole; ParamName names the offending threshold property.")]
@@ -44,6 +58,16 @@ public sealed class LeaseHealthCheckOptions
         if (LostLeaseWindow <= TimeSpan.Zero)
         {
             throw new ArgumentOutOfRangeException(nameof(LostLeaseWindow), LostLeaseWindow, "LeaseHealthCheckOptions.LostLeaseWindow must be positive.");
+        }
+
+        if (ReceiveFailingDegradedAfter <= TimeSpan.Zero)
+        {
+            throw new ArgumentOutOfRangeException(nameof(ReceiveFailingDegradedAfter), ReceiveFailingDegradedAfter, "LeaseHealthCheckOptions.ReceiveFailingDegradedAfter must be positive.");
+        }
+
+        if (ReceiveFailingUnhealthyAfter <= ReceiveFailingDegradedAfter)
+        {
+            throw new ArgumentOutOfRangeException(nameof(ReceiveFailingUnhealthyAfter), ReceiveFailingUnhealthyAfter, "LeaseHealthCheckOptions.ReceiveFailingUnhealthyAfter must be above ReceiveFailingDegradedAfter.");
         }
     }
 }

@@ -52,6 +52,9 @@ public sealed class MessagePumpHostedService : IHostedService, IAsyncDisposable,
     IReadOnlyList<LeaseKeeper> ILeaseKeepingService.LeaseKeepers => [Pump.Keeper];
 
     /// <inheritdoc />
+    IReadOnlyList<PriorityMessagePump> ILeaseKeepingService.MessagePumps => [Pump];
+
+    /// <inheritdoc />
     public Task StartAsync(CancellationToken cancellationToken) => Pump.StartAsync(cancellationToken);
 
     /// <inheritdoc />

@@ -30,6 +30,8 @@ internal sealed class PumpEvents
     private long _transientRetries;
     private long _expiredAtHandOff;
     private long _minHandOffHeadroomTicks = long.MaxValue;
+    private long _receiveFailures;
+    private long _receiveFailingSinceTicks; // UTC ticks of the first of the failed receives since the last answered one; 0 while receives are answered
 
     public PumpEvents(string pump, IMessageSource? source, IMeterFactory? meterFactory, ILogger logger)
     {
@@ -51,7 +53,22 @@ internal sealed class PumpEvents
     /// <summary>A receive call answered (the receive span; the messages are reported one by one by <see cref="Received"/>).</summary>
     public void ReceiveAnswered(DateTimeOffset? sent, IReadOnlyList<ILeasedMessage> messages) => _telemetry.Received(sent, messages);
 
-    public void ReceiveFailed(Exception exception, TimeSpan retryDelay) => MessagePumpLog.ReceiveFailed(_logger, exception, _pump, retryDelay);
+    /// <summary>A receive call failed at <paramref name="now"/>: counted, logged, and the start of a run of failures remembered.</summary>
+    public void ReceiveFailed(Exception exception, TimeSpan retryDelay, DateTimeOffset now)
+    {
+        Interlocked.Increment(ref _receiveFailures);
+        Interlocked.CompareExchange(ref _receiveFailingSinceTicks, now.UtcTicks, 0);
+        MessagePumpLog.ReceiveFailed(_logger, exception, _pump, retryDelay);
+    }
+
+    /// <summary>A receive call was answered (with messages or none): a run of failures, if any, has ended.</summary>
+    public void ReceiveSucceeded()
+    {
+        if (Volatile.Read(ref _receiveFailingSinceTicks) != 0)
+        {
+            Volatile.Write(ref _receiveFailingSinceTicks, 0);
+        }
+    }
 
     public void TransportContractBroken(Exception exception) => MessagePumpLog.TransportContractBroken(_logger, exception, _pump);
 
@@ -193,6 +210,8 @@ internal sealed class PumpEvents
         TransientRetries = Interlocked.Read(ref _transientRetries),
         ExpiredAtHandOff = Interlocked.Read(ref _expiredAtHandOff),
         MinHandOffHeadroom = Interlocked.Read(ref _minHandOffHeadroomTicks) is var least && least != long.MaxValue ? TimeSpan.FromTicks(least) : null,
+        ReceiveFailures = Interlocked.Read(ref _receiveFailures),
+        ReceiveFailingSince = Volatile.Read(ref _receiveFailingSinceTicks) is var since && since != 0 ? new DateTimeOffset(since, TimeSpan.Zero) : null,
         InFlight = inFlight,
         PeakInFlight = peakInFlight,
     };

@@ -58,6 +58,15 @@ public sealed record MessagePumpStatistics
     /// <summary>Gets how many settle calls failed with an error that is neither transient nor a lost lease.</summary>
     public long SettleFailures { get; init; }
 
+    /// <summary>Gets how many receive calls failed (each logged, then retried after <see cref="MessagePumpOptions.EmptyReceiveDelay"/>).</summary>
+    public long ReceiveFailures { get; init; }
+
+    /// <summary>
+    /// Gets when the receive calls began to fail, every one since (the broker unreachable, the entity gone, rights
+    /// missing); <see langword="null"/> while receives are answered. The lease health check reads it.
+    /// </summary>
+    public DateTimeOffset? ReceiveFailingSince { get; init; }
+
     /// <summary>Gets how many handlers threw.</summary>
     public long HandlerFailures { get; init; }
 

@@ -38,6 +38,7 @@ public sealed partial class PriorityMessagePump
             }
 
             var (received, answeredAt) = answer.Value;
+            _events.ReceiveSucceeded();
             _admission.Observe(asked, received, TimeProvider.GetElapsedTime(sent, answeredAt), TimeProvider.GetElapsedTime(answeredAt));
             if (received == 0)
             {
@@ -62,7 +63,7 @@ public sealed partial class PriorityMessagePump
         }
         catch (Exception ex)
         {
-            _events.ReceiveFailed(ex, _options.EmptyReceiveDelay);
+            _events.ReceiveFailed(ex, _options.EmptyReceiveDelay, TimeProvider.GetUtcNow());
             await PauseAsync(_options.EmptyReceiveDelay, stop);
             return null;
         }

@@ -133,7 +133,7 @@ public class LeaseHealthCheckTests
         keeper.Name.Should().Be("own-loop");
         var before = await health.CheckHealthAsync();
         before.Status.Should().Be(HealthStatus.Healthy);
-        before.Entries["leases"].Data.Keys.Should().BeEquivalentTo(["own-loop.kept", "own-loop.leasesLost", "pump.kept", "pump.leasesLost"]);
+        before.Entries["leases"].Data.Keys.Should().BeEquivalentTo(["own-loop.kept", "own-loop.leasesLost", "pump.kept", "pump.leasesLost", "pump.receiveFailures"]);
 
         // A message settled behind the keeper's back: its first renewal is refused, a lost lease, Degraded for 5 minutes.
         var message = (await queue.ReceiveAsync())!;
