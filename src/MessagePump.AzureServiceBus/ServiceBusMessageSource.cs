@@ -34,6 +34,7 @@ public sealed class ServiceBusMessageSource : IMessageSource, IAsyncDisposable
     private readonly ManagementLink _managementLink;
     private readonly EntityRetry _entityRetry;
     private readonly ConcurrentQueue<ILeasedMessage> _deferredReceived = new();
+    private CancellationTokenSource? _receiveWake; // ends the receive under way when deferred messages arrive for the pump
 
     /// <summary>Wraps a receiver you created (and dispose after the source).</summary>
     /// <param name="receiver">A peek-lock receiver of a queue or a subscription; not a session receiver.</param>
@@ -132,34 +133,15 @@ public sealed class ServiceBusMessageSource : IMessageSource, IAsyncDisposable
         }
 
         await _entityRetry.WaitAsync(cancellationToken).ConfigureAwait(false);
-        IReadOnlyList<ServiceBusReceivedMessage>? received;
         var sentAt = _clock.GetUtcNow();
         var managementLinkOpened = _managementLink.OpenAsync(); // alongside the first receive; see ManagementLink
-        try
+        var received = await ReceiveFromEntityAsync(maxMessages, cancellationToken).ConfigureAwait(false);
+        if (received is null)
         {
-            received = await _receiver.ReceiveMessagesAsync(maxMessages, _options.MaxWaitTime, cancellationToken).ConfigureAwait(false);
-        }
-        catch (Exception ex) when (ServiceBusErrors.IsEntityUnavailable(ex))
-        {
-            // Not a fault: the entity may be created (again) or enabled while the source runs. The link could not
-            // open, so the management link is opened again alongside the first receive that reaches the entity.
-            _managementLink.Reset();
-            throw ServiceBusErrors.EntityUnavailable(ex, Entity, _entityRetry.Failed());
-        }
-        catch (Exception ex) when (ServiceBusErrors.TranslateReceive(ex, Entity, sessions: false, cancellationToken) is { } translated)
-        {
-            if (translated is InvalidOperationException)
-            {
-                _fault = translated;
-            }
-
-#pragma warning disable MA0027 // not a rethrow: the mapped exception carries ex as its inner exception
-            throw translated;
-#pragma warning restore MA0027
+            return TakeDeferredReceived(maxMessages) ?? []; // cut short for deferred messages
         }
 
-        _entityRetry.Succeeded();
-        if (received is null || received.Count == 0)
+        if (received.Count == 0)
         {
             return [];
         }
@@ -184,6 +166,53 @@ public sealed class ServiceBusMessageSource : IMessageSource, IAsyncDisposable
     }
 
     /// <summary>
+    /// The SDK's receive, its failures mapped; <see langword="null"/> when deferred messages for the pump cut it short
+    /// (<see cref="ReceiveDeferredAsync"/>): the SDK withdraws the link's credit, so nothing more was locked for it.
+    /// </summary>
+    private async Task<IReadOnlyList<ServiceBusReceivedMessage>?> ReceiveFromEntityAsync(int maxMessages, CancellationToken cancellationToken)
+    {
+        using var wake = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        Volatile.Write(ref _receiveWake, wake);
+        try
+        {
+            if (!_deferredReceived.IsEmpty)
+            {
+                return null; // they came as the receive began
+            }
+
+            var received = await _receiver.ReceiveMessagesAsync(maxMessages, _options.MaxWaitTime, wake.Token).ConfigureAwait(false);
+            _entityRetry.Succeeded();
+            return received ?? [];
+        }
+        catch (OperationCanceledException) when (wake.IsCancellationRequested && !cancellationToken.IsCancellationRequested)
+        {
+            return null;
+        }
+        catch (Exception ex) when (ServiceBusErrors.IsEntityUnavailable(ex))
+        {
+            // Not a fault: the entity may be created (again) or enabled while the source runs. The link could not
+            // open, so the management link is opened again alongside the first receive that reaches the entity.
+            _managementLink.Reset();
+            throw ServiceBusErrors.EntityUnavailable(ex, Entity, _entityRetry.Failed());
+        }
+        catch (Exception ex) when (ServiceBusErrors.TranslateReceive(ex, Entity, sessions: false, cancellationToken) is { } translated)
+        {
+            if (translated is InvalidOperationException)
+            {
+                _fault = translated;
+            }
+
+#pragma warning disable MA0027 // not a rethrow: the mapped exception carries ex as its inner exception
+            throw translated;
+#pragma warning restore MA0027
+        }
+        finally
+        {
+            Interlocked.CompareExchange(ref _receiveWake, null, wake);
+        }
+    }
+
+    /// <summary>
     /// Receives the deferred messages with these sequence numbers now (<see cref="ServiceBusReceiver.ReceiveDeferredMessagesAsync"/>,
     /// which locks them) and keeps them for the next receives, which hand them out before anything else, at most as many
     /// as each receive asks for. Their locks run from now: the pump renews them once a receive has handed them out.
@@ -196,6 +225,18 @@ public sealed class ServiceBusMessageSource : IMessageSource, IAsyncDisposable
         foreach (var message in received)
         {
             _deferredReceived.Enqueue(new ServiceBusLeasedMessage(_receiver, message, Entity));
+        }
+
+        if (received.Count > 0 && Volatile.Read(ref _receiveWake) is { } wake)
+        {
+            try
+            {
+                await wake.CancelAsync().ConfigureAwait(false); // the receive under way returns them now
+            }
+            catch (ObjectDisposedException)
+            {
+                // that receive has ended: the next one takes them first
+            }
         }
 
         return received.Count;

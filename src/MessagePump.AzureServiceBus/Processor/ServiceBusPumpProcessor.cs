@@ -189,10 +189,11 @@ public sealed partial class ServiceBusPumpProcessor : IAsyncDisposable, ILeaseKe
     /// <exception cref="ServiceBusException">The broker refused the receive: <see cref="ServiceBusFailureReason.MessageNotFound"/> when one of them is not a deferred message of the entity (then none is received).</exception>
     /// <remarks>
     /// A received message's lock runs from the receive: the pump renews it once it has taken it, which is at once while
-    /// it has room (<see cref="ServiceBusPumpProcessorOptions.MaxConcurrentCalls"/>) and otherwise when a handler ends.
+    /// it has room (<see cref="ServiceBusPumpProcessorOptions.MaxConcurrentCalls"/>: a receive waiting for the entity's
+    /// messages, or the pause after an empty one, ends for them) and otherwise when a handler ends.
     /// Messages not yet taken when the processor stops are abandoned: they stay deferred.
     /// </remarks>
-    public Task ProcessDeferredMessagesAsync(IEnumerable<long> sequenceNumbers, CancellationToken cancellationToken = default)
+    public async Task ProcessDeferredMessagesAsync(IEnumerable<long> sequenceNumbers, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(sequenceNumbers);
         long[] numbers = [.. sequenceNumbers];
@@ -202,7 +203,11 @@ public sealed partial class ServiceBusPumpProcessor : IAsyncDisposable, ILeaseKe
         }
 
         var run = Volatile.Read(ref _run) ?? throw new InvalidOperationException($"{this} is not processing: start it before receiving deferred messages for its handler.");
-        return run.Source.ReceiveDeferredAsync(numbers, cancellationToken);
+        await run.Source.ReceiveDeferredAsync(numbers, cancellationToken).ConfigureAwait(false);
+
+        // Handed over at once: the source has cut short the receive it had under way, and the pump's pause after an
+        // empty receive ends now, so no receive wait stands in front of messages whose locks already run.
+        run.Pump.WakeReceive();
     }
 
     /// <inheritdoc />

@@ -42,7 +42,10 @@ public sealed partial class PriorityMessagePump
             _admission.Observe(asked, received, TimeProvider.GetElapsedTime(sent, answeredAt), TimeProvider.GetElapsedTime(answeredAt));
             if (received == 0)
             {
-                await PauseAsync(_options.EmptyReceiveDelay, stop);
+                using var wake = CancellationTokenSource.CreateLinkedTokenSource(stop);
+                Volatile.Write(ref _pauseWake, wake);
+                await PauseAsync(_options.EmptyReceiveDelay, wake.Token);
+                Interlocked.CompareExchange(ref _pauseWake, null, wake);
             }
         }
     }
@@ -273,6 +276,30 @@ public sealed partial class PriorityMessagePump
         if (removed)
         {
             _events.Finished();
+        }
+    }
+
+    /// <summary>
+    /// Ends the receive loop's pause after an empty receive now (<see cref="MessagePumpOptions.EmptyReceiveDelay"/>), so
+    /// that messages a source holds for the pump (Service Bus deferred messages received on request, their locks
+    /// running) are asked for at once. Nothing happens when the loop is not pausing.
+    /// </summary>
+    internal void WakeReceive()
+    {
+        if (Volatile.Read(ref _pauseWake) is not { } wake)
+        {
+            return;
+        }
+
+        try
+        {
+#pragma warning disable VSTHRD103 // the pause's continuation is posted to the receive lane, not run here
+            wake.Cancel();
+#pragma warning restore VSTHRD103
+        }
+        catch (ObjectDisposedException)
+        {
+            // the pause has ended
         }
     }
 

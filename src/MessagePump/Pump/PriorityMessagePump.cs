@@ -37,6 +37,7 @@ public sealed partial class PriorityMessagePump : IAsyncDisposable
     private readonly PumpEvents _events;
     private TaskCompletionSource? _capacityWaiter;
     private int _maxInFlight; // written under _gate (UpdateMaxInFlight), read by the admission under it
+    private CancellationTokenSource? _pauseWake; // the receive loop's pause after an empty receive, while it lasts (WakeReceive)
     private bool _receiveCallUnderWay; // a receive call has begun in the lease lane and not yet started its messages; under _gate
     private TaskCompletionSource? _receiveCallEnded; // what the stop waits on while it is (ReceiveCallEndedAsync); under _gate
     private TaskCompletionSource? _stopped;
