@@ -20,7 +20,18 @@ public sealed class ReceiveTests
 
         batch.Select(m => m.MessageId).Should().Equal("a", "b");
         _receiver.Receives.Should().Equal((7, TimeSpan.FromMilliseconds(700)));
-        _receiver.ReceiveTokens.Should().Equal(stop.Token);
+
+        // A receive waiting for messages ends when the caller's token is canceled: the SDK got a token that follows it
+        // (linked, so that deferred messages received for the pump can end the wait too).
+        var waiting = new TaskCompletionSource<IReadOnlyList<ServiceBusReceivedMessage>>();
+        _receiver.Enqueue((_, _) => waiting.Task);
+        var pending = source.ReceiveBatchAsync(7, stop.Token);
+        var sdkToken = _receiver.ReceiveTokens[^1];
+        sdkToken.IsCancellationRequested.Should().BeFalse();
+        await stop.CancelAsync();
+        sdkToken.IsCancellationRequested.Should().BeTrue("the caller's stop reaches the SDK's receive");
+        waiting.SetCanceled(sdkToken);
+        await pending.Invoking(p => p).Should().ThrowAsync<OperationCanceledException>();
     }
 
     [Fact]
