@@ -352,7 +352,7 @@ public sealed class SessionProcessorTests
     }
 
     /// <summary>
-    /// The session lock is lost (410 at its first renewal) while the session's first message is in its handler: the
+    /// The session lock is lost (410 at its renewal) while the session's first message is in its handler: the
     /// handler's token is canceled, its own settle call is refused as the SDK refuses it (SessionLockLost), the loss is
     /// reported to ProcessErrorAsync once, the acceptance is closed once after that handler ended, and the session is
     /// accepted again with its messages whole: the lost one redelivered and completed once, never two handlers at once.
@@ -364,7 +364,6 @@ public sealed class SessionProcessorTests
         await using var sb = await SbHarness.StartAsync();
         var queue = sb.Broker.CreateQueue("orders", new ServiceBusTestEntityOptions { LockDuration = lockDuration, RequiresSession = true, MaxDeliveryCount = 10 });
         Send(queue, ["s"], perSession: 2);
-        sb.Broker.Faults.FailNextRenewals(1, ServiceBusTestFault.LockLost);
         var log = new SessionLog();
         var settleErrors = new ConcurrentQueue<Exception>();
         var canceled = 0;
@@ -379,6 +378,9 @@ public sealed class SessionProcessorTests
         {
             if (args.Message.MessageId == "s0" && args.Message.DeliveryCount == 1)
             {
+                // Armed here, once the message is out: the session's first renewal opens the receiver's management
+                // link alongside the first receive, and failing that one would lose the session before s0 is handed out.
+                sb.Broker.Faults.FailNextRenewals(1, ServiceBusTestFault.LockLost);
                 try
                 {
                     await Task.Delay(Timeout.InfiniteTimeSpan, args.CancellationToken);

@@ -21,9 +21,10 @@ public sealed class SessionLockLostTests
         queue.Send(Encoding.UTF8.GetBytes("a0"), "a0", sessionId: "a"); // the oldest message: session a is accepted first
         queue.Send(Encoding.UTF8.GetBytes("b0"), "b0", sessionId: "b");
         queue.Send(Encoding.UTF8.GetBytes("b1"), "b1", sessionId: "b");
-        // Session a's lock is lost at its first renewal (410 session-lock-lost), while a0's first delivery is in its
-        // handler, which runs until the pump cancels it.
-        sb.Broker.Faults.FailNextRenewals(1, ServiceBusTestFault.LockLost);
+        // Session a's lock is lost at the renewal after a0's first delivery reached its handler (410 session-lock-lost),
+        // which runs until the pump cancels it. The fault is armed in the handler: the session's first renewal opens the
+        // receiver's management link alongside the first receive, and failing that one would lose the session before
+        // a0 is handed out.
         await using var source = await sb.Transport.OpenSessionsAsync(
             ServiceBusEntity.Queue("orders"),
             maxConcurrentSessions: 1,
@@ -39,6 +40,7 @@ public sealed class SessionLockLostTests
                 handled.Enqueue((message.MessageId, message.DeliveryCount));
                 if (message.MessageId == "a0" && message.DeliveryCount == 1)
                 {
+                    sb.Broker.Faults.FailNextRenewals(1, ServiceBusTestFault.LockLost);
                     await Task.Delay(Timeout.InfiniteTimeSpan, ct);
                 }
             },
