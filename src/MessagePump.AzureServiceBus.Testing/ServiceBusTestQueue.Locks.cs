@@ -86,6 +86,8 @@ public sealed partial class ServiceBusTestQueue
 
     internal void CountRenewLocked() => _renewCount++;
 
+    internal void CountRefusedRenewLocked() => _refusedRenewCount++;
+
     /// <summary>
     /// Ends message locks now, as the service has when it answers a renewal 410: later renewals and settlements of them
     /// are answered lock-lost too, and the messages come back at the next sweep.

@@ -20,6 +20,7 @@ public sealed partial class ServiceBusTestQueue
     private readonly List<IConsumer> _consumers = [];
     private int _completedCount;
     private int _renewCount;
+    private int _refusedRenewCount;
     private int _nextConsumer;
 
     internal ServiceBusTestQueue(ServiceBusTestBroker broker, string path, ServiceBusTestEntityOptions options, bool isDeadLetterQueue)
@@ -76,6 +77,13 @@ public sealed partial class ServiceBusTestQueue
 
     /// <summary>Renew-lock and renew-session-lock requests answered for this entity (faulted answers included).</summary>
     public int RenewCount => _broker.Operate(_ => _renewCount);
+
+    /// <summary>
+    /// Renew requests of those answered lock-lost because the lock was no longer held: the message settled, its lock
+    /// expired, its link detached, or the session held elsewhere or released. Injected faults are not counted. A consumer
+    /// that never renews a lock it has already settled or lost keeps this at 0.
+    /// </summary>
+    public int RefusedRenewCount => _broker.Operate(_ => _refusedRenewCount);
 
     /// <summary>The messages this entity dead-lettered, in order.</summary>
     public IReadOnlyList<ServiceBusTestDeadLetter> DeadLetters => _broker.Operate(_ => _deadLetters.ToArray());

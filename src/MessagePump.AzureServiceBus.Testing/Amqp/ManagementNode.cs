@@ -126,6 +126,7 @@ internal sealed partial class ManagementNode
             {
                 if (queue.RenewLocked(tokens[i], now) is not { } until)
                 {
+                    queue.CountRefusedRenewLocked();
                     return null;
                 }
 
@@ -166,7 +167,18 @@ internal sealed partial class ManagementNode
                     queue.ForfeitSessionLockLocked(sessionId, now);
                 }
 
-                return fault is null ? queue.RenewSessionLocked(sessionId, associatedLinkName, now) : null;
+                if (fault is not null)
+                {
+                    return null;
+                }
+
+                var renewed = queue.RenewSessionLocked(sessionId, associatedLinkName, now);
+                if (renewed is null)
+                {
+                    queue.CountRefusedRenewLocked();
+                }
+
+                return renewed;
             },
             out var signalLostSessions);
         if (fault is { } injected)
