@@ -99,6 +99,24 @@ public sealed class LeaseHandle : IDisposable
     internal long LastRenewalSent { get; set; }
 
     /// <summary>
+    /// Gets or sets when (the keeper clock's timestamp) the oldest renewal of this lease still unanswered was sent, as far
+    /// as the keeper tells (answers come back in order, or near it). Guarded by the keeper's lock.
+    /// </summary>
+    internal long OldestUnansweredSent { get; set; }
+
+    /// <summary>
+    /// Gets or sets the expiry (UTC ticks) the broker most likely holds while renewals of this lease are unanswered: the
+    /// newest one that most likely reached it in time, plus the lock duration; 0 when none. Guarded by the keeper's lock.
+    /// </summary>
+    internal long PresumedUntilTicks { get; set; }
+
+    /// <summary>
+    /// Gets or sets the lock time (ticks) the newest renewal of this lease was sent with, against the expiry the broker
+    /// most likely held then: the slack the keeper reports when it is answered. Guarded by the keeper's lock.
+    /// </summary>
+    internal long SlackAtSendTicks { get; set; }
+
+    /// <summary>
     /// Gets or sets whether the lease is scheduled at its known expiry because a renewal of it is unanswered (and no
     /// hedge is due before): when it falls due with the lock not moved, the lease is lost. Guarded by the keeper's lock.
     /// </summary>

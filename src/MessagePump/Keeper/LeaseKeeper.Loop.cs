@@ -84,7 +84,7 @@ public sealed partial class LeaseKeeper
         var hedged = 0;
         foreach (var lease in due)
         {
-            if (lease.Message.LockedUntil.UtcTicks <= nowTicks + TimeSpan.TicksPerMillisecond)
+            if (EffectiveExpiryLocked(lease).UtcTicks <= nowTicks + TimeSpan.TicksPerMillisecond)
             {
                 if (VerdictWaitsUntilLocked(lease, nowTicks) is { } verdictTicks)
                 {
@@ -99,6 +99,10 @@ public sealed partial class LeaseKeeper
             {
                 ScheduleLocked(lease); // the keeper runs next anyway: no wake to signal
             }
+            else if (lease.RenewalsInFlight >= MaxRenewalsInFlight)
+            {
+                ScheduleAtLocked(lease, VerdictDueLocked(lease), awaitsAnswer: true);
+            }
             else
             {
                 renew.Add(lease);
@@ -111,8 +115,8 @@ public sealed partial class LeaseKeeper
 
     /// <summary>
     /// At a lease's known expiry with a renewal of it unanswered: when that renewal was sent early enough to have reached
-    /// the broker before the expiry (its send plus the typical request leg observed), the broker has most
-    /// likely moved the lock and only its answer is late (a starved thread pool holds answers longer than requests), so
+    /// the broker before the expiry (its send plus the typical request leg observed) and no answer is overdue
+    /// (<see cref="OverdueAfterLocked"/>), the broker has most likely moved the lock and only its answer is late (a starved thread pool holds answers longer than requests), so
     /// the verdict waits for the answer — renewed, or lost when it says so (a broker that no longer held the lock
     /// refuses to renew it) — until the latest the broker could hold the lock on that renewal (its send plus the worst
     /// request leg plus the lock duration), when the lease is lost. The typical leg, not the worst, decides whether it
@@ -120,24 +124,48 @@ public sealed partial class LeaseKeeper
     /// judging every later renewal by it marks locks lost that the broker holds. Returns that time (UTC ticks), or
     /// <see langword="null"/> when the lease is lost now: nothing is unanswered, no round trip was observed yet (nothing
     /// tells a late answer from a renewal that never arrived), the source does not know its lock duration, the renewal
-    /// was sent too late to arrive in time, or that latest time has passed. Call under the lock.
+    /// was sent too late to arrive in time, its answer is overdue (a client that holds calls after a throttled answer has
+    /// most likely not sent it), or that latest time has passed. Call under the lock.
     /// </summary>
     private long? VerdictWaitsUntilLocked(LeaseHandle lease, long nowTicks)
     {
         var known = lease.Message.LockedUntil;
-        var held = HeldUntilLocked(lease, known).UtcTicks;
-        return held > known.UtcTicks && held > nowTicks + TimeSpan.TicksPerMillisecond ? held : null;
+        if (!WaitsForAnswerLocked(lease, known, out var holdsUntil))
+        {
+            return null;
+        }
+
+        // Judged again when the renewals become overdue, if that comes first: nothing unanswered then holds the lock.
+        var verdict = Math.Min(holdsUntil.UtcTicks, OverdueAtLocked(lease));
+        return verdict > nowTicks + TimeSpan.TicksPerMillisecond ? verdict : null;
     }
 
     /// <summary>
     /// The keeper's one rule for how long <paramref name="lease"/>'s lock is held (see <see cref="VerdictWaitsUntilLocked"/>):
-    /// its known expiry <paramref name="known"/>, or, while a renewal of it that most likely reached the broker before
-    /// that expiry is unanswered (and a round trip has been observed), the latest that renewal can hold it. Call under the lock.
+    /// its known expiry <paramref name="known"/>, or, while renewals of it are unanswered, the newest that most likely
+    /// reached the broker in time (<see cref="EffectiveExpiryLocked"/>) and the oldest not overdue (and a round trip has
+    /// been observed), the latest that renewal can hold it. Call under the lock.
     /// </summary>
     private DateTimeOffset HeldUntilLocked(LeaseHandle lease, DateTimeOffset known) =>
-        _renewRoundTrips.Worst != TimeSpan.Zero && UnansweredRenewalLocked(lease) is { } renewal && renewal.LikelyReachedBy < known && renewal.HoldsUntil > known
-            ? renewal.HoldsUntil
-            : known;
+        WaitsForAnswerLocked(lease, known, out var holdsUntil) ? holdsUntil : known;
+
+    /// <summary>
+    /// Whether unanswered renewals of <paramref name="lease"/> may still hold its lock past <paramref name="known"/>: a
+    /// round trip has been observed, one of them most likely reached the broker in time, the oldest is not overdue now,
+    /// and the latest the newest can hold the lock (<paramref name="holdsUntil"/>) is later. Call under the lock.
+    /// </summary>
+    private bool WaitsForAnswerLocked(LeaseHandle lease, DateTimeOffset known, out DateTimeOffset holdsUntil)
+    {
+        if (lease.PresumedUntilTicks > known.UtcTicks && PresumptionHoldsLocked(lease) && UnansweredRenewalLocked(lease) is { } renewal
+            && renewal.HoldsUntil > known)
+        {
+            holdsUntil = renewal.HoldsUntil;
+            return true;
+        }
+
+        holdsUntil = known;
+        return false;
+    }
 
     /// <summary>
     /// How long the keeper holds <paramref name="lease"/>'s lock to be held (<see cref="LeaseHandle.HeldUntil"/>): the
@@ -256,8 +284,9 @@ public sealed partial class LeaseKeeper
     private const int MaxTimerAttempts = 8;
 
     /// <summary>
-    /// Puts a lease in the schedule, due by the per-message rule from its current <see cref="ILeasedMessage.LockedUntil"/>,
-    /// unless it is no longer kept. Call under the lock; returns the keeper's wake to signal (outside the lock), if any.
+    /// Puts a lease in the schedule, due by the per-message rule from the expiry the broker most likely holds
+    /// (<see cref="EffectiveExpiryLocked"/>: its <see cref="ILeasedMessage.LockedUntil"/>, or a newer renewal's still
+    /// under way), unless it is no longer kept. Call under the lock; returns the keeper's wake to signal (outside the lock), if any.
     /// </summary>
     private TaskCompletionSource? ScheduleLocked(LeaseHandle lease)
     {
@@ -267,7 +296,7 @@ public sealed partial class LeaseKeeper
         }
 
         var now = TimeProvider.GetUtcNow();
-        var remaining = lease.Message.LockedUntil - now;
+        var remaining = EffectiveExpiryLocked(lease) - now;
         var buffer = RenewalBuffer(remaining, lease.Source);
         var wait = remaining - buffer;
         var waitTicks = Math.Max(0, wait.Ticks);
@@ -276,6 +305,12 @@ public sealed partial class LeaseKeeper
         lease.RenewDueTicks = now.UtcTicks + waitTicks;
         lease.RenewEarliestTicks = lease.RenewDueTicks - window;
         lease.AwaitsAnswer = false;
+        if (lease.RenewalsInFlight > 0 && VerdictDueLocked(lease) is var verdictDue && verdictDue < lease.RenewDueTicks)
+        {
+            // Renewals still out may become overdue first: the lease is judged then.
+            lease.RenewDueTicks = lease.RenewEarliestTicks = verdictDue;
+            lease.AwaitsAnswer = true;
+        }
         _schedule.Add(lease);
         return WakeKeeperForLocked(lease);
     }

@@ -20,10 +20,13 @@ public sealed partial class LeaseKeeper
                 var messages = new ILeasedMessage[due.Length];
                 var slack = new TimeSpan[due.Length];
                 var now = TimeProvider.GetUtcNow();
+                var sinceFirstSent = TimeProvider.GetElapsedTime(firstSent);
                 for (var i = 0; i < due.Length; i++)
                 {
+                    // Against the expiry the broker most likely held when the keeper sent it (a renewal sent while an
+                    // earlier one's answer is out goes past the known expiry, not late).
                     messages[i] = due[i].Message;
-                    slack[i] = due[i].Message.LockedUntil - now;
+                    slack[i] = TimeSpan.FromTicks(ReadSlackAtSend(due[i])) - sinceFirstSent;
                 }
 
                 var sent = TimeProvider.GetTimestamp();
@@ -60,6 +63,14 @@ public sealed partial class LeaseKeeper
         catch (OperationCanceledException) when (token.IsCancellationRequested)
         {
             // The keeper has stopped.
+        }
+    }
+
+    private long ReadSlackAtSend(LeaseHandle lease)
+    {
+        lock (_gate)
+        {
+            return lease.SlackAtSendTicks;
         }
     }
 
@@ -167,7 +178,7 @@ public sealed partial class LeaseKeeper
                 break;
             case null:
                 Renewed(lease, slack, roundTrip);
-                RenewalAnswered(lease);
+                RenewalAnswered(lease, firstSent);
                 break;
             case LeaseLostException lost:
                 RenewalLost(lease, lost, firstSent);
@@ -213,7 +224,7 @@ public sealed partial class LeaseKeeper
 
             if (await RenewAsync(lease, firstSent, transient is null ? 0 : 1, token))
             {
-                RenewalAnswered(lease);
+                RenewalAnswered(lease, firstSent);
             }
         }
         catch (OperationCanceledException) when (token.IsCancellationRequested)

@@ -3,38 +3,129 @@ namespace PriorityAsync.MessagePump;
 public sealed partial class LeaseKeeper
 {
     /// <summary>
-    /// Marks a renew call of <paramref name="lease"/> sent at <paramref name="sent"/> (a timestamp) and, when it is the
-    /// only one under way, schedules a hedge: a second renewal sent only if this one's answer is later than the round
-    /// trips observed — twice the worst of the last 32, and at least half the lock time left now — and only once a round
-    /// trip has been observed and the hedge could still reach the broker before the known expiry. A renewal answered in time takes the lease out of that slot
-    /// (<see cref="RenewalAnswered"/>), so a broker that answers in time never sees a second call, and one renewal is
-    /// under way per lease otherwise. Call under the lock by the keeper, which wakes by itself for it; returns whether
-    /// this call is itself a hedged renewal (sent while another is under way).
+    /// Marks a renew call of <paramref name="lease"/> sent at <paramref name="sent"/> (a timestamp) and plans what follows
+    /// while its answer is out. When the renewal most likely reaches the broker before the expiry the broker holds (its
+    /// send plus the typical request leg observed, before <see cref="EffectiveExpiryLocked"/>), the broker most likely
+    /// holds the lock until then plus the lock duration (<see cref="LeaseHandle.PresumedUntilTicks"/>), and the next
+    /// renewal is due by the per-message rule from that expiry, as if answered: answers slower than half the lock (a
+    /// starved thread pool holds answers longer than requests) neither stop the renewals nor make them more frequent —
+    /// at most two per lock duration, whatever the round trip. Before that, one hedge is sent if this answer is later
+    /// than the round trips observed — twice the worst of the last 32, and at least half the lock time left now — and
+    /// only once a round trip has been observed and the hedge could still reach the broker before the known expiry. And
+    /// the lease is judged no later than <see cref="VerdictDueLocked"/>. A renewal answered in time takes the lease out of
+    /// that slot (<see cref="RenewalAnswered"/>), so a broker that answers in time never sees a second call. Call under
+    /// the lock by the keeper, which wakes by itself for it; returns whether this call is sent while another is under way.
     /// </summary>
     private bool BeginRenewalLocked(LeaseHandle lease, long sent, long nowTicks)
     {
         var hedge = lease.RenewalsInFlight > 0;
+        if (!hedge)
+        {
+            lease.OldestUnansweredSent = sent;
+            lease.PresumedUntilTicks = 0;
+        }
+
+        var effective = EffectiveExpiryLocked(lease).UtcTicks;
+        var presumable = PresumptionHoldsLocked(lease) || !hedge;
+        lease.SlackAtSendTicks = effective - nowTicks;
         lease.RenewalsInFlight++;
         lease.LastRenewalSent = sent;
+        var worst = _renewRoundTrips.Worst.Ticks;
+        if (presumable && worst != 0 && lease.Source?.LockDuration is { } lockDuration && nowTicks + _renewRoundTrips.TypicalRequestLeg.Ticks < effective)
+        {
+            lease.PresumedUntilTicks = nowTicks + _renewRoundTrips.TypicalRequestLeg.Ticks + lockDuration.Ticks;
+        }
+
         if (!lease.IsRenewable || _keeperStopping)
         {
             return hedge;
         }
 
-        var worst = _renewRoundTrips.Worst.Ticks;
-        var remaining = lease.Message.LockedUntil.UtcTicks - nowTicks;
+        var known = lease.Message.LockedUntil.UtcTicks;
+        var remaining = known - nowTicks;
         var wait = Math.Max(2 * worst, remaining / 2);
-        if (lease.RenewalsInFlight >= MaxRenewalsInFlight || worst == 0 || remaining - wait <= _renewRoundTrips.WorstRequestLeg.Ticks)
+        var hedgeDue = lease.RenewalsInFlight > 1 || worst == 0 || remaining - wait <= _renewRoundTrips.WorstRequestLeg.Ticks
+            ? long.MaxValue
+            : nowTicks + wait;
+        var presumed = EffectiveExpiryLocked(lease).UtcTicks;
+        var nextDue = presumed > known && lease.RenewalsInFlight < MaxRenewalsInFlight
+            ? Math.Max(nowTicks, presumed - RenewalBuffer(TimeSpan.FromTicks(presumed - nowTicks), lease.Source).Ticks)
+            : long.MaxValue;
+        var verdictDue = VerdictDueLocked(lease);
+        var due = Math.Min(hedgeDue, nextDue);
+        ScheduleAtLocked(lease, Math.Min(due, verdictDue), awaitsAnswer: verdictDue <= due);
+        return hedge;
+    }
+
+    /// <summary>
+    /// The expiry the broker most likely holds for <paramref name="lease"/>: its known expiry, or, while a renewal of it
+    /// that most likely reached the broker in time is unanswered and the renewals are not overdue
+    /// (<see cref="PresumptionHoldsLocked"/>), the expiry that renewal set (<see cref="LeaseHandle.PresumedUntilTicks"/>).
+    /// The keeper schedules by it; an answer replaces it with the broker's word. Call under the lock.
+    /// </summary>
+    private DateTimeOffset EffectiveExpiryLocked(LeaseHandle lease)
+    {
+        var known = lease.Message.LockedUntil;
+        return lease.PresumedUntilTicks > known.UtcTicks && PresumptionHoldsLocked(lease)
+            ? new DateTimeOffset(lease.PresumedUntilTicks, TimeSpan.Zero)
+            : known;
+    }
+
+    /// <summary>
+    /// Whether unanswered renewals of <paramref name="lease"/> may be taken to have reached the broker: some are under way,
+    /// a round trip has been observed, and no answer is overdue — the last sign of the broker (the oldest unanswered
+    /// send, or the newest answer since) is within <see cref="OverdueAfterLocked"/>. Renewals unanswered past that were
+    /// most likely never sent — a client that backs off after a throttled answer (the Service Bus SDK holds every call
+    /// for 10 s after <c>ServiceBusy</c>) keeps them — and hold nothing. Call under the lock.
+    /// </summary>
+    private bool PresumptionHoldsLocked(LeaseHandle lease) =>
+        lease.RenewalsInFlight > 0 && _renewRoundTrips.Worst != TimeSpan.Zero
+        && TimeProvider.GetElapsedTime(lease.OldestUnansweredSent).Ticks + TimeSpan.TicksPerMillisecond < OverdueAfterLocked(lease); // due within a millisecond is due now, as the keeper's loop takes it
+
+    /// <summary>
+    /// How long (ticks) a renewal of <paramref name="lease"/> may go unanswered before it is overdue: twice the worst round
+    /// trip observed (the hedge's measure of a late answer), and at least half the lock duration — a renewal sent at half
+    /// the lock whose answer has not come by the known expiry is taken as never sent, unless answers that slow have been
+    /// seen. Call under the lock.
+    /// </summary>
+    private long OverdueAfterLocked(LeaseHandle lease) =>
+        Math.Max(2 * _renewRoundTrips.Worst.Ticks, (lease.Source?.LockDuration?.Ticks ?? 0) / 2);
+
+    /// <summary>When (UTC ticks) the renewals of <paramref name="lease"/> under way become overdue. Call under the lock.</summary>
+    private long OverdueAtLocked(LeaseHandle lease) =>
+        TimeProvider.GetUtcNow().UtcTicks + (OverdueAfterLocked(lease) - TimeProvider.GetElapsedTime(lease.OldestUnansweredSent).Ticks);
+
+    /// <summary>
+    /// When (UTC ticks) <paramref name="lease"/> must be judged at the latest: its known expiry, or, while the
+    /// presumption holds, the earlier of the presumed expiry and the instant the renewals become overdue (when the known
+    /// expiry, passed by then, decides). Call under the lock.
+    /// </summary>
+    private long VerdictDueLocked(LeaseHandle lease)
+    {
+        var known = lease.Message.LockedUntil.UtcTicks;
+        if (!PresumptionHoldsLocked(lease) || lease.PresumedUntilTicks <= known)
         {
-            // No hedge: one is under way already, no round trip was observed yet (nothing tells an answer late from one
-            // on time), or it could not reach the broker before the known expiry. The lease waits for an answer until
-            // then, and is lost if none comes.
-            ScheduleAtLocked(lease, lease.Message.LockedUntil.UtcTicks, awaitsAnswer: true);
-            return hedge;
+            return known;
         }
 
-        ScheduleAtLocked(lease, nowTicks + wait, awaitsAnswer: false);
-        return hedge;
+        return Math.Min(lease.PresumedUntilTicks, Math.Max(known, OverdueAtLocked(lease)));
+    }
+
+    /// <summary>
+    /// One renewal of <paramref name="lease"/> has its answer: one fewer under way. With others still out, the answer is
+    /// the newest sign of the broker, from which their overdue time counts. Call under the lock.
+    /// </summary>
+    private void AnswerArrivedLocked(LeaseHandle lease)
+    {
+        lease.RenewalsInFlight--;
+        if (lease.RenewalsInFlight == 0)
+        {
+            lease.PresumedUntilTicks = 0;
+        }
+        else
+        {
+            lease.OldestUnansweredSent = TimeProvider.GetTimestamp();
+        }
     }
 
     /// <summary>
@@ -87,15 +178,16 @@ public sealed partial class LeaseKeeper
     }
 
     /// <summary>
-    /// A renew call of <paramref name="lease"/> answered "renewed": one call fewer under way, and the lease is scheduled
-    /// by the rule from its new expiry, in place of its hedge (a hedge still under way answers into the same schedule).
+    /// A renew call of <paramref name="lease"/> sent at <paramref name="sent"/> answered "renewed": one call fewer under
+    /// way, and the lease is scheduled by the rule from the expiry the broker most likely holds now (the answer's, or a
+    /// newer renewal's still under way), in place of the slot planned while the answer was out.
     /// </summary>
-    private void RenewalAnswered(LeaseHandle lease)
+    private void RenewalAnswered(LeaseHandle lease, long sent)
     {
         TaskCompletionSource? wake;
         lock (_gate)
         {
-            lease.RenewalsInFlight--;
+            AnswerArrivedLocked(lease);
             Volatile.Write(ref lease.LastRenewalFailure, null);
             _schedule.Remove(lease);
             wake = ScheduleLocked(lease);
@@ -115,8 +207,9 @@ public sealed partial class LeaseKeeper
         var stale = false;
         lock (_gate)
         {
-            lease.RenewalsInFlight--;
-            if (lease.LastRenewalSent > sent && lease.Message.LockedUntil > TimeProvider.GetUtcNow())
+            var effective = EffectiveExpiryLocked(lease);
+            AnswerArrivedLocked(lease);
+            if (lease.LastRenewalSent > sent && effective > TimeProvider.GetUtcNow())
             {
                 // Stale: the newer renewal decides. Had it answered already, it scheduled the lease; make sure it is.
                 wake = lease.RenewalsInFlight == 0 ? ScheduleLocked(lease) : null;
@@ -148,7 +241,7 @@ public sealed partial class LeaseKeeper
         TaskCompletionSource? wake = null;
         lock (_gate)
         {
-            lease.RenewalsInFlight--;
+            AnswerArrivedLocked(lease);
             Volatile.Write(ref lease.LastRenewalFailure, failure);
             if (lease.LastRenewalSent <= sent)
             {

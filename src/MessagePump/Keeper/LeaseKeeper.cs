@@ -24,10 +24,11 @@ public sealed partial class LeaseKeeper : IAsyncDisposable
     public const int SlackWindow = 32;
 
     /// <summary>
-    /// How many renew calls of one lease may be under way at once: the renewal, and one hedge sent only when its answer
-    /// is later than the round trips observed (see <see cref="BeginRenewalLocked"/>).
+    /// How many renew calls of one lease may be under way at once: the renewal, and those sent while its answer is out —
+    /// a hedge when that answer is later than the round trips observed, and the next renewals due by the rule from the
+    /// expiry it most likely set (see <see cref="BeginRenewalLocked"/>); four cover answers up to twice the lock late.
     /// </summary>
-    internal const int MaxRenewalsInFlight = 2;
+    internal const int MaxRenewalsInFlight = 4;
 
     private static readonly TimeSpan MaxDefaultRenewalBuffer = TimeSpan.FromSeconds(10);
     private static readonly TimeSpan MinRetryDelay = TimeSpan.FromMilliseconds(1);

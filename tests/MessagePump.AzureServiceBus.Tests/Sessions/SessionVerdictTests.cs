@@ -16,14 +16,15 @@ public sealed class SessionVerdictTests
     [Fact]
     public void A_message_that_comes_while_a_renewal_that_arrived_in_time_is_unanswered_is_handed_out()
     {
-        // Renewals reach the broker at once; the third one's answer comes back 3 s late (a starved pool holds answers),
-        // past the lock's last answered expiry. The keeper holds the lock meanwhile (its renewal arrived in time), and so
-        // does the receive path: the message that comes then is handed out, not dropped with the session.
+        // Renewals reach the broker at once and are answered in 1.6 s; the third one's answer comes back 3 s late (a
+        // starved pool holds answers), past the lock's last answered expiry but within twice the worst round trip (late,
+        // not overdue). The keeper holds the lock meanwhile (its renewal arrived in time), and so does the receive path:
+        // the message that comes then is handed out, not dropped with the session.
         var receiver = new FakeSessionReceiver("s", _clock.GetUtcNow() + LockDuration)
         {
             Clock = _clock,
             RenewBy = LockDuration,
-            AnswerDelay = index => index == 2 ? TimeSpan.FromSeconds(3) : TimeSpan.FromMilliseconds(100), // a round trip observed: the keeper tells a late answer from a lost renewal
+            AnswerDelay = index => index == 2 ? TimeSpan.FromSeconds(3) : TimeSpan.FromMilliseconds(1600), // round trips observed: the keeper tells a late answer from a lost renewal
         };
         ILeasedMessage? handedOut = null;
         DateTimeOffset knownAtReceive = default, heldAtReceive = default, nowAtReceive = default;

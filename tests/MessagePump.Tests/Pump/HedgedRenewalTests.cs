@@ -60,11 +60,11 @@ public class HedgedRenewalTests
     [Fact]
     public void AnswersThatTurnLate_WhileRequestsStillReachTheBrokerAtOnce_AreWaitedFor_AndTheLeaseIsKept()
     {
-        // Answers in 100 ms, then every answer 1.5 s late on a 2 s lock (a pool starved after the first renewals): each
-        // renewal sent with 1 s of lock left moves the broker's lock at once, and only its answer comes after the known
-        // expiry. The request legs observed (none) say it arrived in time, so the lease is not lost at the known expiry:
-        // the answer decides, and it says renewed.
-        var (stats, queue, source, logger) = RunOne(TimeSpan.FromMilliseconds(100), lateAnswer: TimeSpan.FromMilliseconds(1500), lateFromIndex: 3);
+        // Answers in 800 ms, then every answer 1.5 s late on a 2 s lock (a pool starved further after the first renewals):
+        // each renewal sent with 1 s of lock left moves the broker's lock at once, and only its answer comes after the
+        // known expiry, within twice the worst round trip observed (late, not overdue). The request legs observed (none)
+        // say it arrived in time, so the lease is not lost at the known expiry: the answer decides, and it says renewed.
+        var (stats, queue, source, logger) = RunOne(TimeSpan.FromMilliseconds(800), lateAnswer: TimeSpan.FromMilliseconds(1500), lateFromIndex: 3);
 
         stats.LeasesLost.Should().Be(0, $"renewals sent at (s): {string.Join(", ", source.SentAt)}; log:{Environment.NewLine}{logger}");
         source.CanceledAt.Should().BeEmpty("the handler of a lease whose lock the broker holds is not canceled");
@@ -112,12 +112,13 @@ public class HedgedRenewalTests
     [Fact]
     public void HeldUntil_WhileARenewalThatArrivedInTimeIsUnanswered_IsLaterThanLockedUntil()
     {
-        // A 2 s lock whose fourth renewal reaches the broker at once but is answered 1.5 s late: between its known expiry
-        // and the answer, HeldUntil is the keeper's verdict (the latest that renewal holds the lock), and the lease is kept.
+        // A 2 s lock whose renewals are answered in 800 ms, and from the fourth on 1.5 s late (within twice the worst round
+        // trip observed: late, not overdue): they reach the broker at once, so between the known expiry and the answers,
+        // HeldUntil is the keeper's verdict (the latest the newest renewal holds the lock), and the lease is kept.
         var clock = new VirtualTimeProvider();
         var queue = new InMemoryTransport(clock).CreateQueue("short", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(2) });
         queue.Send(new byte[] { 1 }, "short");
-        var source = new LateAnswers(queue, clock, TimeSpan.FromMilliseconds(100)) { LateFromIndex = 3, LateAnswer = TimeSpan.FromMilliseconds(1500) };
+        var source = new LateAnswers(queue, clock, TimeSpan.FromMilliseconds(800)) { LateFromIndex = 3, LateAnswer = TimeSpan.FromMilliseconds(1500) };
         DateTimeOffset now = default, known = default, held = default;
         var lostThen = true;
         VirtualRun.Run(clock, async scheduler =>
@@ -134,6 +135,31 @@ public class HedgedRenewalTests
         known.Should().BeOnOrBefore(now);
         held.Should().BeAfter(now, "the keeper holds the lock until the latest the unanswered renewal keeps it");
         queue.GetStatistics().Should().BeEquivalentTo(new { Completed = 1, LeasesLost = 0 });
+    }
+
+    [Fact]
+    public void AnAnswerOverdue_HoldsNothing_TheLeaseIsLostAtItsKnownExpiry()
+    {
+        // Answers in 100 ms, then none for 5 s from the fourth renewal on, as when the client holds its calls after a
+        // throttled answer (the Service Bus SDK waits 10 s after ServiceBusy): unanswered for half the lock (more than
+        // twice the worst round trip) the renewal is taken as never sent, so the lease is lost at its known expiry, not
+        // when the lock its renewal might have set would end.
+        var clock = new VirtualTimeProvider();
+        var queue = new InMemoryTransport(clock).CreateQueue("short", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(2) });
+        queue.Send(new byte[] { 1 }, "short");
+        var source = new LateAnswers(queue, clock, TimeSpan.FromMilliseconds(100)) { LateFromIndex = 3, LateAnswer = TimeSpan.FromSeconds(5) };
+        DateTimeOffset known = default, heldAfter = default, lostAt = default;
+        VirtualRun.Run(clock, async scheduler =>
+        {
+            await using var keeper = new LeaseKeeper(scheduler);
+            var handle = keeper.Keep((await source.ReceiveAsync())!, source);
+            await VirtualRun.WaitUntilAsync(() => handle.IsLost, clock, TimeSpan.FromSeconds(20), TimeSpan.FromMilliseconds(10));
+            (lostAt, known, heldAfter) = (clock.GetUtcNow(), handle.LockedUntil, handle.HeldUntil);
+        });
+
+        // The fourth renewal, sent at 4 s with 1 s left, is overdue at 5 s (half the lock unanswered): the known expiry.
+        lostAt.Should().BeOnOrAfter(known).And.BeOnOrBefore(known + TimeSpan.FromMilliseconds(20), $"the lease is lost at the instant its known expiry passes; renewals sent at (s): {string.Join(", ", source.SentAt)}");
+        heldAfter.Should().Be(known, "an overdue renewal holds nothing");
     }
 
     [Fact]
