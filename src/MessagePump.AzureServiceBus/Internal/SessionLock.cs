@@ -361,8 +361,13 @@ internal sealed class SessionLock : IDisposable
         }
         catch (Exception ex)
         {
-            var translated = ServiceBusErrors.Translate(ex, $"Renewing the lock of {this}", CancellationToken.None) ?? ex;
-            if (translated is LeaseLostException)
+            // Ended by the session's close: the lock is being released, and whoever joined this renewal (the message out,
+            // the keeper of a lease released a moment ago) hears that it no longer holds it, as the contract says.
+            var closing = ex is OperationCanceledException && _stopKeeper.IsCancellationRequested;
+            var translated = closing
+                ? new LeaseLostException($"Renewing the lock of {this} ended: the session is closing, and its lock is released.", ex)
+                : ServiceBusErrors.Translate(ex, $"Renewing the lock of {this}", CancellationToken.None) ?? ex;
+            if (translated is LeaseLostException && !closing)
             {
                 MarkLost(translated);
             }
