@@ -11,7 +11,8 @@ using PriorityAsync.Benchmarks.RenewalLoad;
 // dispatch probe, `renewal-load [--smoke] [--seed N]` the renew calls per second at 1 000 and 10 000 in flight,
 // `pump-allocations [--messages N]` the pump's bytes per message and a sampling allocation profile,
 // `servicebus-throughput [--smoke]` the pump against ServiceBusProcessor on the Service Bus test broker, `stop-bound [--smoke]`
-// the pump's stop against its ShutdownTimeout under CPU-heavy handlers; anything else
+// the pump's stop against its ShutdownTimeout under CPU-heavy handlers, `lease-loads <load> [--consumer ours|sdk|both]`
+// the Service Bus processors of the library and the SDK on users' lease loads; anything else
 // goes to BenchmarkDotNet.
 if (args.Length > 0 && args[0] == "lease-latency")
 {
@@ -51,6 +52,11 @@ if (args.Length > 0 && args[0] == "keeper-lateness")
 if (args.Length > 0 && args[0] == "stop-bound")
 {
     return PriorityAsync.Benchmarks.StopBound.StopBoundHarness.Run(args[1..]);
+}
+
+if (args.Length > 0 && args[0] == "lease-loads")
+{
+    return PriorityAsync.Benchmarks.LeaseLoads.LeaseLoadsHarness.Run(args[1..]);
 }
 
 if (args.Length > 0 && args[0] == "dispatch-cpu-time")

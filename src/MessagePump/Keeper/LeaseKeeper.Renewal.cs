@@ -144,15 +144,23 @@ public sealed partial class LeaseKeeper
         }
 
         var requestLeg = TimeSpan.Zero;
+        var renewedAny = false;
         foreach (var outcome in outcomes)
         {
-            if (outcome.Failure is null && RequestLeg(source, outcome.LockedUntil, sentAt, roundTrip) is var leg && leg > requestLeg)
+            if (outcome.Failure is null)
             {
-                requestLeg = leg;
+                renewedAny = true;
+                requestLeg = RequestLeg(source, outcome.LockedUntil, sentAt, roundTrip) is var leg && leg > requestLeg ? leg : requestLeg;
             }
         }
 
-        _renewRoundTrips.Record(roundTrip, requestLeg);
+        // A round trip is learnt from renewals the broker took, as a single renewal's is: a batch refused whole after
+        // the client held it (the Service Bus SDK waits 10 s after ServiceBusy) would otherwise teach the rule that
+        // renewals take that long, and an unanswered renewal would be trusted for as long.
+        if (renewedAny)
+        {
+            _renewRoundTrips.Record(roundTrip, requestLeg);
+        }
         for (var i = 0; i < due.Length; i++)
         {
             ApplyRenewal(due[i], source, outcomes[i], i, slack[i], roundTrip, firstSent);
