@@ -55,6 +55,9 @@ public sealed class ProcessorOptionBoundsTests
         await ProcessorHarness.UntilAsync(() => entered.Count == 2, "both handlers running");
         await processor.StopProcessingAsync();
 
+        // A zero timeout waits for no handler: each token is canceled at the stop, and each handler sees it when its
+        // continuation runs, which may be just after the stop returned.
+        await ProcessorHarness.UntilAsync(() => canceled.Count == 2, "both handlers to see their token canceled");
         canceled.Should().BeEquivalentTo(entered, "a zero timeout waits for no handler: each token is canceled at the stop");
         h.Queue.LockedCount.Should().Be(0, "the stop abandons what it canceled");
         h.Queue.CompletedCount.Should().Be(0);
