@@ -94,10 +94,10 @@ internal sealed class FakeSessionReceiver : ServiceBusSessionReceiver
             return Task.CompletedTask;
         }
 
-        return RenewOnClockAsync(clock, _renewals++);
+        return RenewOnClockAsync(clock, _renewals++, cancellationToken);
     }
 
-    private async Task RenewOnClockAsync(TimeProvider clock, int index)
+    private async Task RenewOnClockAsync(TimeProvider clock, int index, CancellationToken cancellationToken)
     {
         var until = clock.GetUtcNow() + RenewBy;
         var delay = AnswerDelay?.Invoke(index) ?? TimeSpan.Zero;
@@ -106,7 +106,7 @@ internal sealed class FakeSessionReceiver : ServiceBusSessionReceiver
         {
             if (delay > TimeSpan.Zero)
             {
-                await Task.Delay(delay, clock);
+                await Task.Delay(delay, clock, cancellationToken); // a caller's cancellation ends the wait, as the SDK's does
             }
         }
         finally
