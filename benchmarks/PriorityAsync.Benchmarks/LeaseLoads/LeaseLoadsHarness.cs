@@ -25,6 +25,11 @@ namespace PriorityAsync.Benchmarks.LeaseLoads;
 /// lock (idle timeout 10 s). At most 200 s.</item>
 /// <item><c>processor-starved</c>: the same pool load; 50 messages, 5 s locks, <c>MaxConcurrentCalls</c> 8, handlers of
 /// 250 ms CPU + 50 ms + 450 ms CPU + 50 ms.</item>
+/// <item><c>kept-processor</c>: the SDK's <see cref="ServiceBusProcessor"/> on a topic subscription with 3 s locks,
+/// kept by a <see cref="LeaseKeeper"/> as docs/keep-your-servicebusprocessor.md shows ("ours"; the SDK's own renewal
+/// for "sdk"); handlers of 30 CPU chunks of 150–200 ms between 15 ms awaits on the keeper's token. Starved (the
+/// default): <c>MaxConcurrentCalls</c> 4, 16 messages, the pool capped at 6 threads with 12 items blocking 300 ms;
+/// <c>--healthy</c>: <c>MaxConcurrentCalls</c> 24, 24 messages, the pool as it is.</item>
 /// <item><c>servicebusy</c>: a healthy pool; the broker answers the first 3 renewals <c>ServerBusy</c>; 4 messages whose
 /// handlers take 6 s (a delay on the handler's token), 4 s locks.</item>
 /// </list>
@@ -42,7 +47,7 @@ internal static class LeaseLoadsHarness
     {
         if (args.Length == 0)
         {
-            Console.Error.WriteLine("usage: lease-loads <sessions-starved|processor-starved|servicebusy> [--consumer ours|sdk|both]");
+            Console.Error.WriteLine("usage: lease-loads <sessions-starved|processor-starved|servicebusy|kept-processor [--healthy]> [--consumer ours|sdk|both]");
             return 2;
         }
 
@@ -66,6 +71,7 @@ internal static class LeaseLoadsHarness
                 "sessions-starved" => SessionsStarvedAsync(ours).GetAwaiter().GetResult(),
                 "processor-starved" => ProcessorStarvedAsync(ours).GetAwaiter().GetResult(),
                 "servicebusy" => ServiceBusyAsync(ours).GetAwaiter().GetResult(),
+                "kept-processor" => KeptProcessorAsync(ours, starved: !args.Contains("--healthy")).GetAwaiter().GetResult(),
                 _ => throw new ArgumentException($"No load named '{load}'.", nameof(args)),
             };
             Console.WriteLine($"  {(ours ? "ours" : "SDK "),-4} {line}");
@@ -237,6 +243,60 @@ internal static class LeaseLoadsHarness
         var extra = await RunProcessorAsync(client, ours, queue, recorder, HandleAsync, Messages, lockDuration, maxConcurrentCalls: 4, TimeSpan.FromSeconds(120));
         var elapsed = Stopwatch.GetElapsedTime(started);
         return Describe(queue, recorder, Messages, lockDuration, elapsed, extra);
+    }
+
+    private static async Task<string> KeptProcessorAsync(bool ours, bool starved)
+    {
+        var messages = starved ? 16 : 24;
+        var concurrency = starved ? 4 : 24;
+        var lockDuration = TimeSpan.FromSeconds(3);
+        await using var broker = await ServiceBusTestBroker.StartAsync();
+        var topic = broker.CreateTopic("orders");
+        var subscription = topic.CreateSubscription("billing", new ServiceBusTestEntityOptions { LockDuration = lockDuration });
+        await using var client = new ServiceBusClient(broker.ConnectionString);
+        await using (var sender = client.CreateSender("orders"))
+        {
+            for (var i = 0; i < messages; i++)
+            {
+                await sender.SendMessageAsync(new ServiceBusMessage("work") { MessageId = $"m{i}" });
+            }
+        }
+
+        var recorder = new LoadRecorder();
+        using var starvation = starved ? new PoolStarvation(threads: 6, queued: 12, TimeSpan.FromMilliseconds(300), Outstanding) : null;
+        using var scheduler = new PriorityTaskScheduler();
+        await using var keeper = new LeaseKeeper(scheduler, logger: LoadLog.FromArguments());
+        var random = new Random(7);
+        var started = Stopwatch.GetTimestamp();
+        await using var processor = client.CreateProcessor("orders", "billing", new ServiceBusProcessorOptions
+        {
+            MaxConcurrentCalls = concurrency,
+            MaxAutoLockRenewalDuration = ours ? TimeSpan.Zero : TimeSpan.FromMinutes(5),
+        });
+        processor.ProcessMessageAsync += args => RecordedAsync(recorder, args.Message, lockDuration, async () =>
+        {
+            using var lease = ours ? keeper.Keep(args, processor) : null;
+            var token = lease?.LeaseLostToken ?? args.CancellationToken;
+            for (var chunk = 0; chunk < 30; chunk++)
+            {
+                int cpu;
+                lock (random)
+                {
+                    cpu = random.Next(150, 201);
+                }
+
+                Burn(TimeSpan.FromMilliseconds(cpu));
+                await Task.Delay(15, token);
+            }
+        });
+        processor.ProcessErrorAsync += args => { recorder.Error(args.ErrorSource, args.Exception); return Task.CompletedTask; };
+        await processor.StartProcessingAsync();
+        await WaitSettledAsync(subscription, messages, TimeSpan.FromSeconds(300));
+        await processor.StopProcessingAsync();
+        var elapsed = Stopwatch.GetElapsedTime(started);
+        var statistics = keeper.GetStatistics();
+        return Describe(subscription, recorder, messages, lockDuration, elapsed, ours ? $"; keeper: LeasesLost {statistics.LeasesLost}, Renewals {statistics.Renewals}, RenewCalls {statistics.RenewCalls}" : string.Empty)
+            + (starved ? $" ({starvation!.Describe()})" : " (healthy pool)");
     }
 
     /// <summary>A queue with <paramref name="messages"/> messages, <c>m0</c> on.</summary>

@@ -73,14 +73,22 @@ public sealed partial class LeaseKeeper
 
     /// <summary>
     /// Whether unanswered renewals of <paramref name="lease"/> may be taken to have reached the broker: some are under way,
-    /// a round trip has been observed, and no answer is overdue — the last sign of the broker (the oldest unanswered
-    /// send, or the newest answer since) is within <see cref="OverdueAfterLocked"/>. Renewals unanswered past that were
+    /// a round trip has been observed, and no answer is overdue — the last sign of the broker (<see cref="LastSignLocked"/>)
+    /// is within <see cref="OverdueAfterLocked"/>. Renewals unanswered past that were
     /// most likely never sent — a client that backs off after a throttled answer (the Service Bus SDK holds every call
     /// for 10 s after <c>ServiceBusy</c>) keeps them — and hold nothing. Call under the lock.
     /// </summary>
     private bool PresumptionHoldsLocked(LeaseHandle lease) =>
         lease.RenewalsInFlight > 0 && _renewRoundTrips.Worst != TimeSpan.Zero
-        && TimeProvider.GetElapsedTime(lease.OldestUnansweredSent).Ticks + TimeSpan.TicksPerMillisecond < OverdueAfterLocked(lease); // due within a millisecond is due now, as the keeper's loop takes it
+        && TimeProvider.GetElapsedTime(LastSignLocked(lease)).Ticks + TimeSpan.TicksPerMillisecond < OverdueAfterLocked(lease); // due within a millisecond is due now, as the keeper's loop takes it
+
+    /// <summary>
+    /// The last sign of the broker for <paramref name="lease"/> (a timestamp): its oldest renewal unanswered, or the newest
+    /// answer the keeper heard since for any lease. Answers that keep coming for other leases mean the client still
+    /// talks to the broker, only slowly (a flooded pool); none at all means its calls are held (a throttled client).
+    /// Call under the lock.
+    /// </summary>
+    private long LastSignLocked(LeaseHandle lease) => Math.Max(lease.OldestUnansweredSent, _lastAnswerHeard);
 
     /// <summary>
     /// How long (ticks) a renewal of <paramref name="lease"/> may go unanswered before it is overdue: twice the worst round
@@ -93,7 +101,7 @@ public sealed partial class LeaseKeeper
 
     /// <summary>When (UTC ticks) the renewals of <paramref name="lease"/> under way become overdue. Call under the lock.</summary>
     private long OverdueAtLocked(LeaseHandle lease) =>
-        TimeProvider.GetUtcNow().UtcTicks + (OverdueAfterLocked(lease) - TimeProvider.GetElapsedTime(lease.OldestUnansweredSent).Ticks);
+        TimeProvider.GetUtcNow().UtcTicks + (OverdueAfterLocked(lease) - TimeProvider.GetElapsedTime(LastSignLocked(lease)).Ticks);
 
     /// <summary>
     /// When (UTC ticks) <paramref name="lease"/> must be judged at the latest: its known expiry, or, while the
@@ -117,6 +125,7 @@ public sealed partial class LeaseKeeper
     /// </summary>
     private void AnswerArrivedLocked(LeaseHandle lease)
     {
+        _lastAnswerHeard = TimeProvider.GetTimestamp();
         lease.RenewalsInFlight--;
         if (lease.RenewalsInFlight == 0)
         {

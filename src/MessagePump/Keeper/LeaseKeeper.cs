@@ -30,6 +30,9 @@ public sealed partial class LeaseKeeper : IAsyncDisposable
     /// </summary>
     internal const int MaxRenewalsInFlight = 4;
 
+    /// <summary>When (the keeper clock's timestamp) the keeper last heard an answer to any renewal; guarded by <see cref="_gate"/>.</summary>
+    private long _lastAnswerHeard;
+
     private static readonly TimeSpan MaxDefaultRenewalBuffer = TimeSpan.FromSeconds(10);
     private static readonly TimeSpan MinRetryDelay = TimeSpan.FromMilliseconds(1);
 
