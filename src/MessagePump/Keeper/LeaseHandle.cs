@@ -99,8 +99,8 @@ public sealed class LeaseHandle : IDisposable
     internal long LastRenewalSent { get; set; }
 
     /// <summary>
-    /// Gets or sets when (the keeper clock's timestamp) the oldest renewal of this lease still unanswered was sent, as far
-    /// as the keeper tells (answers come back in order, or near it). Guarded by the keeper's lock.
+    /// Gets or sets when (the keeper clock's timestamp) the first of this lease's renewals now under way was sent (set when
+    /// none was under way before); answers since count from the keeper's last one heard. Guarded by the keeper's lock.
     /// </summary>
     internal long OldestUnansweredSent { get; set; }
 

@@ -156,8 +156,7 @@ public sealed partial class LeaseKeeper
     /// </summary>
     private bool WaitsForAnswerLocked(LeaseHandle lease, DateTimeOffset known, out DateTimeOffset holdsUntil)
     {
-        if (lease.PresumedUntilTicks > known.UtcTicks && PresumptionHoldsLocked(lease) && UnansweredRenewalLocked(lease) is { } renewal
-            && renewal.HoldsUntil > known)
+        if (EffectiveExpiryLocked(lease) > known && UnansweredRenewalLocked(lease) is { } renewal && renewal.HoldsUntil > known)
         {
             holdsUntil = renewal.HoldsUntil;
             return true;

@@ -186,7 +186,7 @@ public sealed partial class LeaseKeeper
                 break;
             case null:
                 Renewed(lease, slack, roundTrip);
-                RenewalAnswered(lease, firstSent);
+                RenewalAnswered(lease);
                 break;
             case LeaseLostException lost:
                 RenewalLost(lease, lost, firstSent);
@@ -232,7 +232,7 @@ public sealed partial class LeaseKeeper
 
             if (await RenewAsync(lease, firstSent, transient is null ? 0 : 1, token))
             {
-                RenewalAnswered(lease, firstSent);
+                RenewalAnswered(lease);
             }
         }
         catch (OperationCanceledException) when (token.IsCancellationRequested)

@@ -111,17 +111,13 @@ public sealed partial class LeaseKeeper
     private long VerdictDueLocked(LeaseHandle lease)
     {
         var known = lease.Message.LockedUntil.UtcTicks;
-        if (!PresumptionHoldsLocked(lease) || lease.PresumedUntilTicks <= known)
-        {
-            return known;
-        }
-
-        return Math.Min(lease.PresumedUntilTicks, Math.Max(known, OverdueAtLocked(lease)));
+        var effective = EffectiveExpiryLocked(lease).UtcTicks;
+        return effective == known ? known : Math.Min(effective, Math.Max(known, OverdueAtLocked(lease)));
     }
 
     /// <summary>
-    /// One renewal of <paramref name="lease"/> has its answer: one fewer under way. With others still out, the answer is
-    /// the newest sign of the broker, from which their overdue time counts. Call under the lock.
+    /// One renewal of <paramref name="lease"/> has its answer: one fewer under way, and the newest sign of the broker
+    /// (<see cref="LastSignLocked"/>), from which the overdue time of those still out counts. Call under the lock.
     /// </summary>
     private void AnswerArrivedLocked(LeaseHandle lease)
     {
@@ -130,10 +126,6 @@ public sealed partial class LeaseKeeper
         if (lease.RenewalsInFlight == 0)
         {
             lease.PresumedUntilTicks = 0;
-        }
-        else
-        {
-            lease.OldestUnansweredSent = TimeProvider.GetTimestamp();
         }
     }
 
@@ -187,11 +179,11 @@ public sealed partial class LeaseKeeper
     }
 
     /// <summary>
-    /// A renew call of <paramref name="lease"/> sent at <paramref name="sent"/> answered "renewed": one call fewer under
+    /// A renew call of <paramref name="lease"/> answered "renewed": one call fewer under
     /// way, and the lease is scheduled by the rule from the expiry the broker most likely holds now (the answer's, or a
     /// newer renewal's still under way), in place of the slot planned while the answer was out.
     /// </summary>
-    private void RenewalAnswered(LeaseHandle lease, long sent)
+    private void RenewalAnswered(LeaseHandle lease)
     {
         TaskCompletionSource? wake;
         lock (_gate)
