@@ -32,7 +32,7 @@ public sealed partial class PostgreSqlQueue
     /// </exception>
     public Task<IReadOnlyList<Exception?>> CompleteBatchAsync(IReadOnlyList<ILeasedMessage> messages, CancellationToken cancellationToken = default)
     {
-        MessageSourceDefaults.ThrowIfInvalidBatch(messages); // the abstraction's own check and messages
+        MessageBatch.ThrowIfInvalid(messages); // the abstraction's own check and messages
         var own = new PostgreSqlLeasedMessage[messages.Count];
         for (var i = 0; i < own.Length; i++)
         {
@@ -111,7 +111,7 @@ public sealed partial class PostgreSqlQueue
     /// </exception>
     public Task<IReadOnlyList<LeaseRenewal>> RenewBatchAsync(IReadOnlyList<ILeasedMessage> messages, CancellationToken cancellationToken = default)
     {
-        MessageSourceDefaults.ThrowIfInvalidBatch(messages, "renew");
+        MessageBatch.ThrowIfInvalid(messages, "renew");
         var own = new PostgreSqlLeasedMessage[messages.Count];
         for (var i = 0; i < own.Length; i++)
         {

@@ -184,7 +184,7 @@ internal sealed class SessionLock : IDisposable
             return false;
         }
 
-        return Volatile.Read(ref _kept) is { } kept ? kept.Keeper.ConfirmHeld(kept) : LockedUntil > now;
+        return Volatile.Read(ref _kept) is { } kept ? kept.ConfirmHeld() : LockedUntil > now;
     }
 
     /// <summary>Records <paramref name="message"/> as the one message of the session that is out, here and process-wide.</summary>

@@ -61,7 +61,7 @@ internal sealed class ProcessorHandler
         // A handler canceled by the pump (stop, or a lost lock reported below) is not an error of its own, as with the SDK.
         if (failure is not null && !(failure is OperationCanceledException && context.CancellationToken.IsCancellationRequested))
         {
-            context.Delivery.HandlerFailed(failure); // the pump's statistics count it, as for a bare pump's handler that throws
+            context.RecordHandlerFailure(failure); // the pump's statistics count it, as for a bare pump's handler that throws
             await ReportAsync(error, failure, ServiceBusErrorSource.ProcessMessageCallback).ConfigureAwait(true);
         }
 

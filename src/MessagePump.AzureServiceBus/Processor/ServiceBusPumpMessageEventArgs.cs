@@ -19,13 +19,15 @@ public class ServiceBusPumpMessageEventArgs : EventArgs
 {
     private readonly ServiceBusLeasedMessage _leased;
     private readonly string _entityPath;
+    private readonly Lane _leaseLane;
     private int _settled;
     private ServiceBusException? _lockLostThrown;
 
-    internal ServiceBusPumpMessageEventArgs(MessageContext context, ServiceBusLeasedMessage leased, string entityPath, string fullyQualifiedNamespace, CancellationToken cancellationToken)
+    internal ServiceBusPumpMessageEventArgs(MessageContext context, ServiceBusLeasedMessage leased, Lane leaseLane, string entityPath, string fullyQualifiedNamespace, CancellationToken cancellationToken)
     {
         Context = context;
         _leased = leased;
+        _leaseLane = leaseLane;
         _entityPath = entityPath;
         FullyQualifiedNamespace = fullyQualifiedNamespace;
         CancellationToken = cancellationToken;
@@ -165,7 +167,7 @@ public class ServiceBusPumpMessageEventArgs : EventArgs
 
         try
         {
-            await ((PumpDelivery)Context.Delivery).LeaseLane.Run(() => _leased.RenewLockAsync(cancellationToken)).ConfigureAwait(true);
+            await _leaseLane.Run(() => _leased.RenewLockAsync(cancellationToken)).ConfigureAwait(true);
         }
         catch (LeaseLostException ex)
         {

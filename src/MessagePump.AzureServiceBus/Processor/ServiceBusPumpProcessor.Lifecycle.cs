@@ -37,11 +37,13 @@ public sealed partial class ServiceBusPumpProcessor
             try
             {
                 var scheduler = _options.Scheduler ?? (_ownedScheduler ??= new PriorityTaskScheduler());
+                var pumpOptions = _options.PumpOptions();
+                var leaseLane = scheduler.GetLane(pumpOptions.LeaseLane); // the pump's: a handler's own renewals run there
                 var pump = new PriorityMessagePump(
                     new ErrorReportingSource(source, ex => ReportAsync(error, ServiceBusErrors.Original(ex), ServiceBusErrorSource.Receive)),
-                    (context, _) => HandleAsync(context, process, error),
+                    (context, _) => HandleAsync(context, leaseLane, process, error),
                     scheduler,
-                    _options.PumpOptions(),
+                    pumpOptions,
                     _logger);
                 await pump.StartAsync(CancellationToken.None).ConfigureAwait(false);
                 lock (_handlersGate)

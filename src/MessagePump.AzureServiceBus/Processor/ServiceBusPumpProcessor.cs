@@ -139,11 +139,11 @@ public sealed partial class ServiceBusPumpProcessor : IAsyncDisposable, ILeaseKe
     public string Identifier => _options.Identifier!;
 
     /// <inheritdoc />
-    /// <remarks>The keeper of the pump now processing: the lease health check (<c>AddLeaseHealthCheck</c>) judges it.</remarks>
-    IReadOnlyList<LeaseKeeper> ILeaseKeepingService.LeaseKeepers => Volatile.Read(ref _run) is { } run ? [run.Pump.Keeper] : [];
+    /// <remarks>None: the keeper of the pump now processing is judged through the pump.</remarks>
+    IReadOnlyList<LeaseKeeper> ILeaseKeepingService.LeaseKeepers => [];
 
     /// <inheritdoc />
-    /// <remarks>The pump now processing: the lease health check judges its receives.</remarks>
+    /// <remarks>The pump now processing: the lease health check (<c>AddLeaseHealthCheck</c>) judges its leases and receives.</remarks>
     IReadOnlyList<PriorityMessagePump> ILeaseKeepingService.MessagePumps => Volatile.Read(ref _run) is { } run ? [run.Pump] : [];
 
     /// <summary>
@@ -222,8 +222,8 @@ public sealed partial class ServiceBusPumpProcessor : IAsyncDisposable, ILeaseKe
         ProcessorEvents.Remove(_handlersGate, ref field, value, nameof(ServiceBusPumpProcessor), name, () => IsProcessing);
 
     /// <summary>The pump's handler: the shared handling (<see cref="ProcessorHandler"/>) with this processor's arguments.</summary>
-    private Task HandleAsync(MessageContext context, Func<ServiceBusPumpMessageEventArgs, Task> process, Func<ProcessErrorEventArgs, Task> error) =>
-        _handling.HandleAsync(context, (leased, token) => new ServiceBusPumpMessageEventArgs(context, leased, EntityPath, FullyQualifiedNamespace, token), process, error);
+    private Task HandleAsync(MessageContext context, Lane leaseLane, Func<ServiceBusPumpMessageEventArgs, Task> process, Func<ProcessErrorEventArgs, Task> error) =>
+        _handling.HandleAsync(context, (leased, token) => new ServiceBusPumpMessageEventArgs(context, leased, leaseLane, EntityPath, FullyQualifiedNamespace, token), process, error);
 
     private Task ReportAsync(Func<ProcessErrorEventArgs, Task> error, Exception exception, ServiceBusErrorSource errorSource) =>
         _handling.ReportAsync(error, exception, errorSource);

@@ -12,8 +12,8 @@ public sealed class ServiceBusPumpSessionMessageEventArgs : ServiceBusPumpMessag
 {
     private readonly ServiceBusSessionMessageSource _session;
 
-    internal ServiceBusPumpSessionMessageEventArgs(MessageContext context, ServiceBusLeasedMessage leased, ServiceBusSessionMessageSource session, string entityPath, string fullyQualifiedNamespace, CancellationToken cancellationToken)
-        : base(context, leased, entityPath, fullyQualifiedNamespace, cancellationToken)
+    internal ServiceBusPumpSessionMessageEventArgs(MessageContext context, ServiceBusLeasedMessage leased, ServiceBusSessionMessageSource session, Lane leaseLane, string entityPath, string fullyQualifiedNamespace, CancellationToken cancellationToken)
+        : base(context, leased, leaseLane, entityPath, fullyQualifiedNamespace, cancellationToken)
     {
         _session = session;
     }

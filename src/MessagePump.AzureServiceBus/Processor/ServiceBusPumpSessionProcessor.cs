@@ -166,14 +166,13 @@ public sealed class ServiceBusPumpSessionProcessor : IAsyncDisposable, ILeaseKee
 
     /// <inheritdoc />
     /// <remarks>
-    /// The keepers of the run now processing: its pump's (the messages out) and the one that keeps every held session's
-    /// lock; the lease health check (<c>AddLeaseHealthCheck</c>) judges both.
+    /// The keeper of the run now processing that keeps every held session's lock; the lease health check
+    /// (<c>AddLeaseHealthCheck</c>) judges it beside the run's pump (the messages out).
     /// </remarks>
-    IReadOnlyList<LeaseKeeper> ILeaseKeepingService.LeaseKeepers =>
-        Volatile.Read(ref _run) is { } run ? run.Pump is { } pump ? [pump.Keeper, run.Keeper] : [run.Keeper] : [];
+    IReadOnlyList<LeaseKeeper> ILeaseKeepingService.LeaseKeepers => Volatile.Read(ref _run) is { } run ? [run.Keeper] : [];
 
     /// <inheritdoc />
-    /// <remarks>The pump now processing: the lease health check judges its receives (an accept that fails is one).</remarks>
+    /// <remarks>The pump now processing: the lease health check judges its leases and receives (an accept that fails is one).</remarks>
     IReadOnlyList<PriorityMessagePump> ILeaseKeepingService.MessagePumps => Volatile.Read(ref _run)?.Pump is { } pump ? [pump] : [];
 
     /// <summary>
@@ -387,7 +386,7 @@ public sealed class ServiceBusPumpSessionProcessor : IAsyncDisposable, ILeaseKee
         {
             await _handling.HandleAsync(
                 context,
-                (message, token) => new ServiceBusPumpSessionMessageEventArgs(context, message, acceptance.Source, EntityPath, FullyQualifiedNamespace, token),
+                (message, token) => new ServiceBusPumpSessionMessageEventArgs(context, message, acceptance.Source, run.Pump!.LeaseLane, EntityPath, FullyQualifiedNamespace, token),
                 process,
                 error).ConfigureAwait(true);
         }

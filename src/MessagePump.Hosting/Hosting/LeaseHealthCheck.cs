@@ -7,8 +7,8 @@ namespace PriorityAsync.MessagePump.Hosting;
 
 /// <summary>
 /// The lease health check (<c>AddLeaseHealthCheck</c>): the registered <see cref="LeaseKeeper"/>, if any, and every keeper
-/// of every <see cref="ILeaseKeepingService"/> (hosted pumps and processors), judged by <see cref="LeaseHealthCheckOptions"/>;
-/// the worst keeper decides.
+/// and pump of every <see cref="ILeaseKeepingService"/> (hosted pumps and processors), judged by
+/// <see cref="LeaseHealthCheckOptions"/>; the worst decides.
 /// </summary>
 internal sealed class LeaseHealthCheck(IServiceProvider provider, LeaseHealthCheckOptions options) : IHealthCheck
 {
@@ -29,7 +29,10 @@ internal sealed class LeaseHealthCheck(IServiceProvider provider, LeaseHealthChe
             pumps.AddRange(service.MessagePumps.Where(p => !pumps.Contains(p)));
         }
 
-        var result = Judge(keepers.Select(k => (k.Name, k.GetStatistics(), k.TimeProvider.GetUtcNow())), options);
+        // A pump's own keeper is judged through the pump, under the pump's name.
+        var leases = keepers.Select(k => (k.Name, k.GetStatistics(), k.TimeProvider.GetUtcNow()))
+            .Concat(pumps.Select(p => (p.Name, p.GetLeaseStatistics(), p.TimeProvider.GetUtcNow())));
+        var result = Judge(leases, options);
         return Task.FromResult(JudgeReceives(result, pumps.Select(p => (p.Name, p.GetStatistics(), p.TimeProvider.GetUtcNow())), options));
     }
 

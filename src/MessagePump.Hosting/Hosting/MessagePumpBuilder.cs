@@ -116,7 +116,9 @@ public sealed class MessagePumpBuilder
     /// <summary>Creates the hosted service: reads the named options, makes the source and the handler, and creates the pump.</summary>
     internal MessagePumpHostedService CreateService(IServiceProvider provider, Func<IServiceProvider, IMessageSource> sourceFactory)
     {
-        var options = provider.GetRequiredService<IOptionsMonitor<MessagePumpOptions>>().Get(Name).Clone();
+        // The monitor's instance is this pump's own (built by its Configure calls); the pump copies it, and the meter
+        // factory written here is the container's, the same at every read.
+        var options = provider.GetRequiredService<IOptionsMonitor<MessagePumpOptions>>().Get(Name);
         options.MeterFactory ??= provider.GetService<System.Diagnostics.Metrics.IMeterFactory>(); // the container's meters, as hosts expect
         var handlerFactory = _handlerFactory
             ?? throw new InvalidOperationException($"The message pump '{Name}' has no handler: call WithHandler on the builder AddMessagePump returned.");

@@ -48,8 +48,8 @@ public sealed class MessagePumpHostedService : IHostedService, IAsyncDisposable,
     public PriorityMessagePump Pump { get; }
 
     /// <inheritdoc />
-    /// <remarks>The pump's keeper.</remarks>
-    IReadOnlyList<LeaseKeeper> ILeaseKeepingService.LeaseKeepers => [Pump.Keeper];
+    /// <remarks>None: the pump's own keeper is judged through the pump.</remarks>
+    IReadOnlyList<LeaseKeeper> ILeaseKeepingService.LeaseKeepers => [];
 
     /// <inheritdoc />
     IReadOnlyList<PriorityMessagePump> ILeaseKeepingService.MessagePumps => [Pump];

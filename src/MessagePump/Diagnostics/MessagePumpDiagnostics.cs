@@ -20,7 +20,7 @@ public static class MessagePumpDiagnostics
     public const string ActivitySourceName = "PriorityAsync.MessagePump";
 
     /// <summary>The tag holding the pump's name (<see cref="MessagePumpOptions.Name"/>), on every measurement and span.</summary>
-    internal const string PumpTag = "messagepump.name";
+    public const string PumpTag = "messagepump.name";
 
     /// <summary>The OpenTelemetry attribute naming the messaging system (<see cref="IMessageSource.MessagingSystem"/>).</summary>
     internal const string MessagingSystemTag = "messaging.system";

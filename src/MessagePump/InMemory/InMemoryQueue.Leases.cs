@@ -19,7 +19,7 @@ public sealed partial class InMemoryQueue
     /// <exception cref="ArgumentException"><paramref name="messages"/> is empty or holds a message of another queue.</exception>
     public Task<IReadOnlyList<Exception?>> CompleteBatchAsync(IReadOnlyList<ILeasedMessage> messages, CancellationToken cancellationToken = default)
     {
-        MessageSourceDefaults.ThrowIfInvalidBatch(messages);
+        MessageBatch.ThrowIfInvalid(messages);
         var tokens = new Guid[messages.Count];
         for (var i = 0; i < tokens.Length; i++)
         {
@@ -46,7 +46,7 @@ public sealed partial class InMemoryQueue
     /// <exception cref="ArgumentException"><paramref name="messages"/> is empty or holds a message of another queue.</exception>
     public Task<IReadOnlyList<LeaseRenewal>> RenewBatchAsync(IReadOnlyList<ILeasedMessage> messages, CancellationToken cancellationToken = default)
     {
-        MessageSourceDefaults.ThrowIfInvalidBatch(messages, "renew");
+        MessageBatch.ThrowIfInvalid(messages, "renew");
         var own = new InMemoryMessage[messages.Count];
         for (var i = 0; i < own.Length; i++)
         {

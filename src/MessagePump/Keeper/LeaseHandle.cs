@@ -43,6 +43,16 @@ public sealed class LeaseHandle : IDisposable
     /// </summary>
     public DateTimeOffset HeldUntil => _keeper.HeldUntil(this);
 
+    /// <summary>
+    /// Judges the lease now, for code about to act under its lock (a transport handing out a session's next message):
+    /// <see langword="true"/> while the keeper holds it (<see cref="HeldUntil"/> is later than now); otherwise
+    /// <see langword="false"/>, and the lease is lost out loud from this instant, as at its expiry (<see cref="IsLost"/>,
+    /// <see cref="LeaseLostToken"/> canceled, counted and reported). A lease already lost, released or disposed answers
+    /// <see langword="false"/>.
+    /// </summary>
+    /// <returns>Whether the lock is held now.</returns>
+    public bool ConfirmHeld() => _keeper.ConfirmHeld(this);
+
     /// <summary>Gets how many times the keeper has renewed the lease.</summary>
     public int RenewalCount => Volatile.Read(ref _renewals);
 

@@ -32,5 +32,5 @@ public sealed record LeaseKeeperStatistics
     /// against what its renewal rule planned (<see cref="LateRenewal.NormalizedSlack"/>); <see langword="null"/> before
     /// the first. What the lease health check judges: a 5 s lock renewed on time has 2.5 s left, a 60 s lock 10 s.
     /// </summary>
-    internal LateRenewal? WorstRecentRenewal { get; init; }
+    public LateRenewal? WorstRecentRenewal { get; init; }
 }

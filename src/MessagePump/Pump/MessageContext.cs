@@ -45,6 +45,20 @@ public sealed class MessageContext
     /// <summary>Gets whether more urgent work (a lease renewal) is waiting: a CPU-heavy handler should yield now.</summary>
     public bool ShouldYield => Delivery.ShouldYield;
 
+    /// <summary>
+    /// Counts a failure of the handler that a wrapper around it caught and dealt with itself (a processor-shaped API
+    /// reports it to its own error handler and settles the message): the pump's
+    /// <see cref="MessagePumpStatistics.HandlerFailures"/>, its metric and its log count it, as for a handler that throws
+    /// to the pump. A handler that throws needs no call; call it at most once per message.
+    /// </summary>
+    /// <param name="exception">What the handler threw.</param>
+    /// <exception cref="ArgumentNullException"><paramref name="exception"/> is null.</exception>
+    public void RecordHandlerFailure(Exception exception)
+    {
+        ArgumentNullException.ThrowIfNull(exception);
+        Delivery.HandlerFailed(exception);
+    }
+
     /// <inheritdoc />
     public override string ToString() => $"{Message.MessageId} (delivery {Message.DeliveryCount}, {LeaseState})";
 

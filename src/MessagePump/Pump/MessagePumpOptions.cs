@@ -92,10 +92,10 @@ public sealed class MessagePumpOptions
     public TimeSpan ShutdownTimeout { get; set; } = DefaultShutdownTimeout;
 
     /// <summary>
-    /// The default <see cref="ShutdownTimeout"/>, 25 s: 5 s below the generic host's default shutdown timeout (30 s), left
-    /// for the abandons and settlements of a stop to reach the broker.
+    /// Gets the default <see cref="ShutdownTimeout"/>, 25 s: 5 s below the generic host's default shutdown timeout
+    /// (30 s), left for the abandons and settlements of a stop to reach the broker.
     /// </summary>
-    internal static readonly TimeSpan DefaultShutdownTimeout = TimeSpan.FromSeconds(25);
+    public static TimeSpan DefaultShutdownTimeout { get; } = TimeSpan.FromSeconds(25);
 
     /// <summary>Gets or sets the lane of lease renewal and settlement. Defaults to <see cref="LanePriority.Lease"/>.</summary>
     public LanePriority LeaseLane { get; set; } = LanePriority.Lease;
@@ -119,12 +119,18 @@ public sealed class MessagePumpOptions
     /// </summary>
     public IMeterFactory? MeterFactory { get; set; }
 
-    /// <summary>Throws when an option breaks its rule; the exception names the option.</summary>
-    /// <param name="lockDuration">The source's lock duration, when known.</param>
+    /// <summary>
+    /// Throws when an option breaks its rule, as the pump's constructor does; the exception's
+    /// <see cref="ArgumentException.ParamName"/> names the option. Each option's rule is in its documentation; the rules
+    /// that depend on the source (<see cref="LockRenewalBuffer"/> below its lock duration) or on the scheduler (the
+    /// lanes exist in it) are checked only when that is given. For checking configuration at startup.
+    /// </summary>
+    /// <param name="lockDuration">The source's lock duration (<see cref="IMessageSource.LockDuration"/>), when known.</param>
     /// <param name="scheduler">The scheduler the lanes must exist in, when known.</param>
+    /// <exception cref="ArgumentException">An option breaks its rule (an <see cref="ArgumentOutOfRangeException"/> for a value out of its bounds).</exception>
     [SuppressMessage("Usage", "MA0015:Specify the parameter name in ArgumentException", Justification = "Validate checks the options object as a whole; its parameters are context, not the checked values. ParamName names the offending option property, as documented, so a caller sees which option is wrong.")]
     [SuppressMessage("Usage", "CA2208:Instantiate argument exceptions correctly", Justification = "Validate checks the options object as a whole; its parameters are context, not the checked values. ParamName names the offending option property, as documented, so a caller sees which option is wrong.")]
-    internal void Validate(TimeSpan? lockDuration, PriorityScheduler? scheduler)
+    public void Validate(TimeSpan? lockDuration = null, PriorityScheduler? scheduler = null)
     {
         ArgumentException.ThrowIfNullOrWhiteSpace(Name, nameof(Name));
         if (MaxInFlight < 1)

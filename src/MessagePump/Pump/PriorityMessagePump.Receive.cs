@@ -282,9 +282,10 @@ public sealed partial class PriorityMessagePump
     /// <summary>
     /// Ends the receive loop's pause after an empty receive now (<see cref="MessagePumpOptions.EmptyReceiveDelay"/>), so
     /// that messages a source holds for the pump (Service Bus deferred messages received on request, their locks
-    /// running) are asked for at once. Nothing happens when the loop is not pausing.
+    /// running) are asked for at once. Nothing happens when the loop is not pausing. For a transport that holds messages
+    /// for the pump on request (the Service Bus processor's deferred messages).
     /// </summary>
-    internal void WakeReceive()
+    public void WakeReceive()
     {
         if (Volatile.Read(ref _pauseWake) is not { } wake)
         {

@@ -244,4 +244,15 @@ public sealed partial class PriorityMessagePump : IAsyncDisposable
 
         return _events.Statistics(inFlight, Volatile.Read(ref _peakInFlight));
     }
+
+    /// <summary>
+    /// Takes a snapshot of the lease side of the pump: the statistics of the keeper that renews its messages' locks
+    /// (lock time left at renewal, renew calls, leases lost), which the lease health check judges. Its
+    /// <see cref="LeaseKeeperStatistics.LeasesLost"/> counts what <see cref="MessagePumpStatistics.LeasesLost"/> does.
+    /// </summary>
+    /// <returns>The snapshot.</returns>
+    public LeaseKeeperStatistics GetLeaseStatistics()
+    {
+        return Keeper.GetStatistics();
+    }
 }

@@ -30,6 +30,7 @@ internal sealed class PumpDelivery : IDelivery, ISettlementOwner
     private int _settleAborted;
     private int _claimed;
     private int _handedOff;
+    private LaneWork? _work; // the processing lane's count of this path: a graceful scheduler stop waits for it
 
     /// <summary>Takes a received message: its lease (not yet scheduled), its handler's view, and its own settle calls routed through the pump.</summary>
     internal PumpDelivery(PriorityMessagePump pump, ILeasedMessage message)
@@ -111,7 +112,7 @@ internal sealed class PumpDelivery : IDelivery, ISettlementOwner
     /// </summary>
     public void Start()
     {
-        _pump.ProcessingLane.Scheduler.StartTrackedRun(); // ended by ProcessAsync's last step (Lane.EndTracked)
+        _work = _pump.ProcessingLane.TrackWork(); // ended by ProcessAsync's last step (End)
         _ = ProcessAsync();
     }
 
@@ -196,7 +197,7 @@ internal sealed class PumpDelivery : IDelivery, ISettlementOwner
         }
         finally
         {
-            _pump.ProcessingLane.EndTracked();
+            _work?.Dispose();
             (Message as IHandlerEndListener)?.OnHandlerEnded();
         }
     }

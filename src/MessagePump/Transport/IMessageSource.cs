@@ -93,7 +93,7 @@ public interface IMessageSource
     /// </exception>
     Task<IReadOnlyList<Exception?>> CompleteBatchAsync(IReadOnlyList<ILeasedMessage> messages, CancellationToken cancellationToken = default)
     {
-        MessageSourceDefaults.ThrowIfInvalidBatch(messages);
+        MessageBatch.ThrowIfInvalid(messages);
         return MessageSourceDefaults.CompleteEachAsync(messages, cancellationToken);
     }
 
@@ -118,7 +118,7 @@ public interface IMessageSource
     /// </exception>
     Task<IReadOnlyList<LeaseRenewal>> RenewBatchAsync(IReadOnlyList<ILeasedMessage> messages, CancellationToken cancellationToken = default)
     {
-        MessageSourceDefaults.ThrowIfInvalidBatch(messages, "renew");
+        MessageBatch.ThrowIfInvalid(messages, "renew");
         return MessageSourceDefaults.RenewEachAsync(messages, cancellationToken);
     }
 }

@@ -13,24 +13,6 @@ internal static class MessageSourceDefaults
         return message is null ? [] : [message];
     }
 
-    /// <summary>Throws when a batch to settle is null, empty or holds a null message.</summary>
-    public static void ThrowIfInvalidBatch(IReadOnlyList<ILeasedMessage> messages, string operation = "settle", string paramName = "messages")
-    {
-        ArgumentNullException.ThrowIfNull(messages, paramName);
-        if (messages.Count == 0)
-        {
-            throw new ArgumentException($"A batch to {operation} must hold at least one message.", paramName);
-        }
-
-        for (var i = 0; i < messages.Count; i++)
-        {
-            if (messages[i] is null)
-            {
-                throw new ArgumentNullException(paramName, $"The message at index {i} of the batch is null.");
-            }
-        }
-    }
-
     /// <summary>
     /// The transport's own settle call of any message, which does not come back through a pump that owns it: an
     /// <see cref="ISettleableMessage"/>'s <see cref="ISettleableMessage.SettleAsync"/>; otherwise the

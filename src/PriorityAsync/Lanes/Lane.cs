@@ -159,8 +159,19 @@ public sealed class Lane
     }
 
     /// <summary>
-    /// Ends one piece of tracked work started by <see cref="PriorityScheduler.StartTrackedRun"/> (the message pump counts
-    /// a message's path so, without <see cref="Run(Func{Task})"/>'s task and continuation); call it exactly once per start.
+    /// Counts work that the caller runs in this lane itself, without handing it to <see cref="Run(Func{Task})"/>, as
+    /// outstanding until the returned <see cref="LaneWork"/> is disposed: a graceful stop of the scheduler waits for it
+    /// as for a run's task (up to <see cref="PrioritySchedulerOptions.ShutdownTimeout"/>). For a component that starts
+    /// many such pieces (a message pump starts one per message) it saves <c>Run</c>'s task and continuation.
     /// </summary>
-    internal void EndTracked() => Scheduler.RunCompleted();
+    /// <returns>The work's count, ended by its first <see cref="LaneWork.Dispose"/>.</returns>
+    /// <exception cref="ObjectDisposedException">The scheduler has been disposed.</exception>
+    /// <exception cref="InvalidOperationException">
+    /// The scheduler has finished, or is shutting down and the caller is not one of its threads.
+    /// </exception>
+    public LaneWork TrackWork()
+    {
+        Scheduler.StartTrackedRun();
+        return new LaneWork(Scheduler);
+    }
 }

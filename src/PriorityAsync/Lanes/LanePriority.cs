@@ -23,8 +23,11 @@ public readonly struct LanePriority : IEquatable<LanePriority>
     /// <summary>Gets the least urgent lane of the default set: taking new work, which runs only when nothing else is ready.</summary>
     public static LanePriority Receive => new(2);
 
-    /// <summary>Gets the rank of the lane: 0 is the most urgent.</summary>
-    internal int Rank { get; }
+    /// <summary>
+    /// Gets the rank of the lane: 0 is the most urgent, and a lane is more urgent than another when its rank is lower.
+    /// A scheduler with <c>n</c> lanes has the ranks 0 to <c>n</c> - 1 (<see cref="PriorityScheduler.Lanes"/>).
+    /// </summary>
+    public int Rank { get; }
 
     /// <summary>Returns the priority of the lane at <paramref name="rank"/>.</summary>
     /// <param name="rank">The lane's rank, 0 being the most urgent.</param>

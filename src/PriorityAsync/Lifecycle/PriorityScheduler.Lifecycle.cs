@@ -15,9 +15,14 @@ public abstract partial class PriorityScheduler
     /// <summary>
     /// Throws when the scheduler takes no new work from the calling thread: <see cref="ObjectDisposedException"/>
     /// after disposal, <see cref="InvalidOperationException"/> once it has finished, or while it shuts down and the
-    /// caller is not one of its own threads.
+    /// caller is not one of its own threads. These are the checks <see cref="Lane.Run(Func{Task})"/> makes before it
+    /// takes work; a component that starts work in the lanes later (a lease keeper taking a lease) makes them up front.
     /// </summary>
-    internal void ThrowIfNotAcceptingNewWork() => Lifetime.ThrowIfNotAcceptingNewWork();
+    /// <exception cref="ObjectDisposedException">The scheduler has been disposed.</exception>
+    /// <exception cref="InvalidOperationException">
+    /// The scheduler has finished, or is shutting down and the caller is not one of its threads.
+    /// </exception>
+    public void ThrowIfNotAcceptingNewWork() => Lifetime.ThrowIfNotAcceptingNewWork();
 
     /// <summary>
     /// Begins a graceful stop (see <see cref="SchedulerLifetime.TryBeginDraining"/>): once no lane run and no async void

@@ -56,8 +56,11 @@ public class PrioritySchedulerOptions
     /// </summary>
     public TimeSpan ShutdownTimeout { get; set; } = TimeSpan.FromSeconds(30);
 
-    /// <summary>The longest delay a .NET timer accepts (about 49.7 days): the upper bound of every time option.</summary>
-    internal static TimeSpan MaxTimerDelay { get; } = TimeSpan.FromMilliseconds(uint.MaxValue - 1);
+    /// <summary>
+    /// Gets the longest delay a .NET timer accepts (<see cref="uint.MaxValue"/> - 1 milliseconds, about 49.7 days): the
+    /// upper bound of every time option of this library.
+    /// </summary>
+    public static TimeSpan MaxTimerDelay { get; } = TimeSpan.FromMilliseconds(uint.MaxValue - 1);
 
     /// <summary>Throws when an option breaks its rule; the exception names the option.</summary>
     [SuppressMessage("Usage", "MA0015:Specify the parameter name in ArgumentException", Justification = "Validate checks the options object as a whole and has no parameter to name; ParamName names the offending option property, as documented, so a caller sees which option is wrong.")]

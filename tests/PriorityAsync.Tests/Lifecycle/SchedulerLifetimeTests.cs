@@ -48,7 +48,34 @@ public class SchedulerLifetimeTests
         Action runAsync = () => _ = lane.Run(static () => Task.CompletedTask);
         run.Should().ThrowExactly<ObjectDisposedException>().WithMessage($"*{subject.Scheduler.Name}*has been disposed and accepts no new work*");
         runAsync.Should().ThrowExactly<ObjectDisposedException>();
+        Action track = () => lane.TrackWork();
+        track.Should().ThrowExactly<ObjectDisposedException>();
+        Action check = subject.Scheduler.ThrowIfNotAcceptingNewWork;
+        check.Should().ThrowExactly<ObjectDisposedException>();
         await PostIsRejectedToThePool(subject.Scheduler, lane);
+    }
+
+    [Theory]
+    [MemberData(nameof(KindsWithAGracefulStop))]
+    public async Task TrackedWork_AGracefulStopWaitsForIt_UntilItsFirstDispose(string kind)
+    {
+        using var subject = Subject.Create(kind);
+        var lane = subject.Scheduler.GetLane(LanePriority.Processing);
+        var first = lane.TrackWork();
+        var second = lane.TrackWork();
+        first.Dispose();
+        first.Dispose(); // ends the count once: the second work still holds the stop
+        first.IsEnded.Should().BeTrue();
+
+        subject.Complete();
+        var completion = subject.Completion;
+        await Task.WhenAny(completion, Task.Delay(200));
+
+        completion.IsCompleted.Should().BeFalse("the second tracked work has not ended");
+        second.IsEnded.Should().BeFalse();
+        second.Dispose();
+        await Bounded.Within(completion, "the stop once the last tracked work ended");
+        await subject.DisposeAsync(asynchronously: true);
     }
 
     [Theory]
@@ -150,6 +177,14 @@ public class SchedulerLifetimeTests
         }
 
         /// <summary>Begins the graceful stop of a scheduler that has one.</summary>
+        /// <summary>Gets the task of a scheduler with a graceful stop that completes once it has finished.</summary>
+        public Task Completion => Scheduler switch
+        {
+            PriorityTaskScheduler multi => multi.Completion,
+            HostedPriorityScheduler hosted => hosted.Completion,
+            _ => throw new InvalidOperationException($"{Scheduler} has no graceful stop of its own."),
+        };
+
         public void Complete()
         {
             switch (Scheduler)

@@ -21,6 +21,7 @@ public class BadInputTests(ITestOutputHelper output)
     {
         ["MessageContext.DeadLetterAsync"] = "a MessageContext exists only inside a running pump's handler; tests/MessagePump.Tests cover its blank reason",
         ["MessageContext.SettleAsync"] = "a MessageContext exists only inside a running pump's handler; tests/MessagePump.Tests (SettlementContractTests) cover its null settlement",
+        ["MessageContext.RecordHandlerFailure"] = "a MessageContext exists only inside a running pump's handler; tests/MessagePump.Tests (RecordHandlerFailureTests) cover its null exception",
         ["PriorityScheduler.YieldTo"] = "valid only inside a scheduler; BadInput_YieldTo_InsideALane covers its bad lane",
         ["LanePriority.Equals"] = "any value is a valid comparand",
         ["LanePriority.CompareTo"] = "any value is a valid comparand",
