@@ -24,6 +24,7 @@ public sealed partial class ServiceBusTestQueue
                 CountCompletionLocked(message);
                 return SettleResult.Done;
             case SettleKind.Abandon:
+                _abandonedCount++;
                 ReturnLocked(message, now);
                 return SettleResult.Done;
             case SettleKind.Release:

@@ -19,6 +19,7 @@ public sealed partial class ServiceBusTestQueue
     private readonly Dictionary<string, int> _completions = new(StringComparer.Ordinal);
     private readonly List<IConsumer> _consumers = [];
     private int _completedCount;
+    private int _abandonedCount;
     private int _renewCount;
     private int _refusedRenewCount;
     private int _nextConsumer;
@@ -74,6 +75,13 @@ public sealed partial class ServiceBusTestQueue
 
     /// <summary>Messages completed so far (in ReceiveAndDelete mode: delivered).</summary>
     public int CompletedCount => _broker.Operate(_ => _completedCount);
+
+    /// <summary>
+    /// Abandons this entity took so far (a client's abandon of a message it held, the last of which may dead-letter it at
+    /// <see cref="MaxDeliveryCount"/>); a lock that expires or a receive link that closes returns its messages without
+    /// counting here.
+    /// </summary>
+    public int AbandonedCount => _broker.Operate(_ => _abandonedCount);
 
     /// <summary>Renew-lock and renew-session-lock requests answered for this entity (faulted answers included).</summary>
     public int RenewCount => _broker.Operate(_ => _renewCount);
