@@ -39,7 +39,8 @@ internal sealed class LeaseHealthCheck(IServiceProvider provider, LeaseHealthChe
     /// <summary>
     /// Adds to <paramref name="keepers"/>'s verdict each pump whose receives have all failed for
     /// <see cref="LeaseHealthCheckOptions.ReceiveFailingDegradedAfter"/> (<c>Degraded</c>) or
-    /// <see cref="LeaseHealthCheckOptions.ReceiveFailingUnhealthyAfter"/> (<c>Unhealthy</c>), named in the description.
+    /// <see cref="LeaseHealthCheckOptions.ReceiveFailingUnhealthyAfter"/> (<c>Unhealthy</c>), and each whose stop ran
+    /// past its timeout or left handlers running (<see cref="JudgeStop"/>), named in the description.
     /// </summary>
     internal static HealthCheckResult JudgeReceives(HealthCheckResult keepers, IEnumerable<(string Name, MessagePumpStatistics Statistics, DateTimeOffset Now)> pumps, LeaseHealthCheckOptions options)
     {
@@ -49,6 +50,7 @@ internal sealed class LeaseHealthCheck(IServiceProvider provider, LeaseHealthChe
         foreach (var (name, stats, now) in pumps)
         {
             data[$"{name}.receiveFailures"] = stats.ReceiveFailures;
+            JudgeStop(name, stats, options, ref status, reasons, data);
             if (stats.ReceiveFailingSince is not { } since)
             {
                 continue;
@@ -73,6 +75,40 @@ internal sealed class LeaseHealthCheck(IServiceProvider provider, LeaseHealthChe
 
         var description = keepers.Status == HealthStatus.Healthy ? string.Join("; ", reasons) : $"{keepers.Description}; {string.Join("; ", reasons)}";
         return new HealthCheckResult(status, description, data: data);
+    }
+
+    /// <summary>
+    /// A stop under way past its timeout by more than <see cref="LeaseHealthCheckOptions.StopOverrunTolerance"/> is
+    /// <c>Unhealthy</c> (the host may kill the process with messages still locked); a stop that ended so is
+    /// <c>Degraded</c>, as is a stop that left handlers running (they ignored their canceled token, and their messages
+    /// may already be delivered again).
+    /// </summary>
+    private static void JudgeStop(string name, MessagePumpStatistics stats, LeaseHealthCheckOptions options, ref HealthStatus status, List<string> reasons, Dictionary<string, object> data)
+    {
+        if (stats.StopOverrun is { } overrun)
+        {
+            data[$"{name}.stopOverrunSeconds"] = overrun.TotalSeconds;
+            if (overrun > options.StopOverrunTolerance)
+            {
+                if (stats.StoppingSince is { } stopping)
+                {
+                    status = Worse(status, HealthStatus.Unhealthy);
+                    reasons.Add(Invariant($"'{name}' has been stopping since {stopping:O}, {overrun.TotalSeconds:0.#} s past its shutdown timeout"));
+                }
+                else
+                {
+                    status = Worse(status, HealthStatus.Degraded);
+                    reasons.Add(Invariant($"'{name}' stopped {overrun.TotalSeconds:0.#} s past its shutdown timeout"));
+                }
+            }
+        }
+
+        if (stats.HandlersRunningAfterStop > 0)
+        {
+            data[$"{name}.handlersRunningAfterStop"] = stats.HandlersRunningAfterStop;
+            status = Worse(status, HealthStatus.Degraded);
+            reasons.Add(Invariant($"'{name}' gave up on {stats.HandlersRunningAfterStop} handler(s) at its stop that still run (they ignore their canceled token; their messages were abandoned)"));
+        }
     }
 
     /// <summary>Judges each keeper's statistics at its clock's now; the worst status wins, and the description names why.</summary>

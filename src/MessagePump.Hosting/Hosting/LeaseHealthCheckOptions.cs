@@ -40,6 +40,14 @@ public sealed class LeaseHealthCheckOptions
     /// </summary>
     public TimeSpan ReceiveFailingUnhealthyAfter { get; set; } = TimeSpan.FromMinutes(5);
 
+    /// <summary>
+    /// Gets or sets how far a pump's stop may run past its <see cref="MessagePumpOptions.ShutdownTimeout"/> (the
+    /// abandons of the handlers still running then take a broker round trip) before it counts: a stop under way past
+    /// its timeout by more is <c>Unhealthy</c>, one that ended so is <c>Degraded</c>
+    /// (<see cref="MessagePumpStatistics.StopOverrun"/>). Defaults to 1 second; zero or positive.
+    /// </summary>
+    public TimeSpan StopOverrunTolerance { get; set; } = TimeSpan.FromSeconds(1);
+
     /// <summary>Throws when a threshold breaks its rule; the exception names it.</summary>
     [System.Diagnostics.CodeAnalysis.SuppressMessage("Usage", "MA0015:Specify the parameter name in ArgumentException", Justification = "Validate checks the options object as a whole; ParamName names the offending threshold property.")]
     [System.Diagnostics.CodeAnalysis.SuppressMessage("Usage", "CA2208:Instantiate argument exceptions correctly", Justification = "Validate checks the options object as a whole; ParamName names the offending threshold property.")]
@@ -63,6 +71,11 @@ public sealed class LeaseHealthCheckOptions
         if (ReceiveFailingDegradedAfter <= TimeSpan.Zero)
         {
             throw new ArgumentOutOfRangeException(nameof(ReceiveFailingDegradedAfter), ReceiveFailingDegradedAfter, "LeaseHealthCheckOptions.ReceiveFailingDegradedAfter must be positive.");
+        }
+
+        if (StopOverrunTolerance < TimeSpan.Zero)
+        {
+            throw new ArgumentOutOfRangeException(nameof(StopOverrunTolerance), StopOverrunTolerance, "LeaseHealthCheckOptions.StopOverrunTolerance must be zero or positive.");
         }
 
         if (ReceiveFailingUnhealthyAfter <= ReceiveFailingDegradedAfter)

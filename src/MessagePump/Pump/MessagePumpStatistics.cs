@@ -86,6 +86,27 @@ public sealed record MessagePumpStatistics
     /// </summary>
     public TimeSpan? MinHandOffHeadroom { get; init; }
 
+    /// <summary>
+    /// Gets when the pump's stop began while it is under way (<see cref="PriorityMessagePump.StopAsync"/>);
+    /// <see langword="null"/> before the stop and once it has ended.
+    /// </summary>
+    public DateTimeOffset? StoppingSince { get; init; }
+
+    /// <summary>
+    /// Gets how far the stop has run past <see cref="MessagePumpOptions.ShutdownTimeout"/>: while it is under way, so
+    /// far; once it has ended, in all. <see langword="null"/> when no stop has run past its timeout. A stop runs past it
+    /// when settlements at the stop (abandons of the handlers still running) are slow to be answered, or when it waits
+    /// for a lock a late renewal may still hold; each is bounded by the lock's expiry. The lease health check reads it.
+    /// </summary>
+    public TimeSpan? StopOverrun { get; init; }
+
+    /// <summary>
+    /// Gets how many handlers the stop gave up on (it canceled their token and abandoned their messages at
+    /// <see cref="MessagePumpOptions.ShutdownTimeout"/>) still running now: they ignore their token, and the broker may
+    /// already deliver their messages again. The lease health check reads it.
+    /// </summary>
+    public int HandlersRunningAfterStop { get; init; }
+
     /// <summary>Gets how many renew or settle calls failed transiently and were retried.</summary>
     internal long TransientRetries { get; init; }
 

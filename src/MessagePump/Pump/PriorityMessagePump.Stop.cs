@@ -51,6 +51,7 @@ public sealed partial class PriorityMessagePump
         }
 
         var stopStarted = TimeProvider.GetTimestamp();
+        Volatile.Write(ref _stopStartedTicks, TimeProvider.GetUtcNow().UtcTicks);
 #pragma warning disable VSTHRD103 // Cancel in the lane: CancelAsync would resume this stop path on the thread pool (see SettleAtStopAsync).
         _receiveCancellation.Cancel();
 #pragma warning restore VSTHRD103
@@ -67,6 +68,40 @@ public sealed partial class PriorityMessagePump
         }
 
         _events.Stopping(inFlight.Length, _options.ShutdownTimeout);
+        var finished = await WaitForInFlightAsync(inFlight, stopStarted, cancellationToken);
+        if (!finished.IsCompleted)
+        {
+            var givenUp = inFlight.Where(m => !m.Finished.IsCompleted).ToArray();
+            Volatile.Write(ref _givenUpAtStop, givenUp);
+            var settlements = givenUp.Select(m => LeaseLane.Run(() => SettleAtStopAsync(m)));
+            await LaneTasks.WhenAllAsync(settlements.ToArray());
+        }
+
+        // A lease the keeper found lost at its known expiry while a renewal was unanswered may still be locked at the
+        // broker, by that renewal: wait it out, as for a settlement still unanswered, so that nothing is locked on return.
+        var lostLocksHeld = Keeper.LostLocksHeldUntil - TimeProvider.GetUtcNow();
+        if (lostLocksHeld > TimeSpan.Zero)
+        {
+            await PauseAsync(lostLocksHeld, CancellationToken.None);
+        }
+
+        await Keeper.StopAsync();
+        Volatile.Write(ref _stopOverrunTicks, StopOverrun(TimeProvider.GetElapsedTime(stopStarted)).Ticks);
+        lock (_gate)
+        {
+            _state = State.Stopped;
+        }
+
+        _events.Stopped();
+    }
+
+    /// <summary>
+    /// Waits for the messages in flight at the stop for what is left of <see cref="MessagePumpOptions.ShutdownTimeout"/>
+    /// since <paramref name="stopStarted"/>, or until <paramref name="cancellationToken"/> ends the wait; returns the task
+    /// of all of them finishing.
+    /// </summary>
+    private async Task<Task> WaitForInFlightAsync(PumpDelivery[] inFlight, long stopStarted, CancellationToken cancellationToken)
+    {
         var finished = LaneTasks.WhenAllAsync(inFlight.Select(m => m.Finished));
         var timeLeft = _options.ShutdownTimeout == Timeout.InfiniteTimeSpan
             ? Timeout.InfiniteTimeSpan
@@ -83,27 +118,7 @@ public sealed partial class PriorityMessagePump
 #pragma warning restore VSTHRD103
         }
 
-        if (!finished.IsCompleted)
-        {
-            var settlements = inFlight.Where(m => !m.Finished.IsCompleted).Select(m => LeaseLane.Run(() => SettleAtStopAsync(m)));
-            await LaneTasks.WhenAllAsync(settlements.ToArray());
-        }
-
-        // A lease the keeper found lost at its known expiry while a renewal was unanswered may still be locked at the
-        // broker, by that renewal: wait it out, as for a settlement still unanswered, so that nothing is locked on return.
-        var lostLocksHeld = Keeper.LostLocksHeldUntil - TimeProvider.GetUtcNow();
-        if (lostLocksHeld > TimeSpan.Zero)
-        {
-            await PauseAsync(lostLocksHeld, CancellationToken.None);
-        }
-
-        await Keeper.StopAsync();
-        lock (_gate)
-        {
-            _state = State.Stopped;
-        }
-
-        _events.Stopped();
+        return finished;
     }
 
     /// <summary>

@@ -44,6 +44,9 @@ public sealed partial class PriorityMessagePump : IAsyncDisposable
     private State _state;
     private bool _disposed;
     private int _peakInFlight;
+    private long _stopStartedTicks; // UTC ticks when the stop began, 0 before it (GetStatistics: StoppingSince)
+    private long _stopOverrunTicks = -1; // how far the ended stop ran past ShutdownTimeout; -1 until it has ended
+    private PumpDelivery[] _givenUpAtStop = []; // deliveries the stop settled while their handlers still ran
 
     /// <summary>Creates a pump; it receives nothing until <see cref="StartAsync"/>.</summary>
     /// <param name="source">The queue to consume.</param>
@@ -242,8 +245,27 @@ public sealed partial class PriorityMessagePump : IAsyncDisposable
             inFlight = _inFlight.Count;
         }
 
-        return _events.Statistics(inFlight, Volatile.Read(ref _peakInFlight));
+        var statistics = _events.Statistics(inFlight, Volatile.Read(ref _peakInFlight));
+        var stopStarted = Volatile.Read(ref _stopStartedTicks);
+        if (stopStarted == 0)
+        {
+            return statistics;
+        }
+
+        var endedOverrun = Volatile.Read(ref _stopOverrunTicks);
+        var since = new DateTimeOffset(stopStarted, TimeSpan.Zero);
+        var overrun = endedOverrun >= 0 ? TimeSpan.FromTicks(endedOverrun) : StopOverrun(TimeProvider.GetUtcNow() - since);
+        return statistics with
+        {
+            StoppingSince = endedOverrun < 0 ? since : null,
+            StopOverrun = overrun > TimeSpan.Zero ? overrun : null,
+            HandlersRunningAfterStop = Volatile.Read(ref _givenUpAtStop).Count(static d => !d.IsPathEnded),
+        };
     }
+
+    /// <summary>How far a stop that has run for <paramref name="ran"/> is past <see cref="MessagePumpOptions.ShutdownTimeout"/> (zero when within it, or when it is infinite).</summary>
+    private TimeSpan StopOverrun(TimeSpan ran) =>
+        _options.ShutdownTimeout == Timeout.InfiniteTimeSpan || ran <= _options.ShutdownTimeout ? TimeSpan.Zero : ran - _options.ShutdownTimeout;
 
     /// <summary>
     /// Takes a snapshot of the lease side of the pump: the statistics of the keeper that renews its messages' locks

@@ -105,6 +105,9 @@ internal sealed class PumpDelivery : IDelivery, ISettlementOwner
     /// </summary>
     public CancellationToken SettleAbortToken => _settleAbort.Token(IsSettleAborted);
 
+    /// <summary>Gets whether the message's path has ended: its handler has returned (or was never called) and its end has run.</summary>
+    public bool IsPathEnded => _work?.IsEnded ?? false;
+
     /// <summary>
     /// Starts <see cref="ProcessAsync"/> as tracked work of the processing lane: until it ends, a graceful stop of the
     /// scheduler waits for it, as for <see cref="Lane.Run(Func{Task})"/>. Throws where <c>Lane.Run</c> throws (the

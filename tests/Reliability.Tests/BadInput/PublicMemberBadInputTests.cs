@@ -31,6 +31,8 @@ public class PublicMemberBadInputTests(ITestOutputHelper output)
         ["InMemoryQueueStatistics.set_InFlight(Int32)"] = "compiler-generated member of a record (value equality, deconstruction, init accessor): no validation to test",
         ["MessagePumpStatistics.Equals(MessagePumpStatistics)"] = "compiler-generated member of a record (value equality, deconstruction, init accessor): no validation to test",
         ["MessagePumpStatistics.Equals(Object)"] = "compiler-generated member of a record (value equality, deconstruction, init accessor): no validation to test",
+        ["MessagePumpStatistics.set_HandlersRunningAfterStop(Int32)"] = "compiler-generated member of a record (value equality, deconstruction, init accessor): no validation to test",
+        ["MessagePumpStatistics.set_StopOverrun(Nullable`1)"] = "compiler-generated member of a record (value equality, deconstruction, init accessor): no validation to test",
         ["MessagePumpStatistics.set_InFlight(Int32)"] = "compiler-generated member of a record (value equality, deconstruction, init accessor): no validation to test",
         ["MessagePumpStatistics.set_PeakInFlight(Int32)"] = "compiler-generated member of a record (value equality, deconstruction, init accessor): no validation to test",
         ["MessagePumpStatistics.set_MinHandOffHeadroom(Nullable`1)"] = "compiler-generated member of a record (value equality, deconstruction, init accessor): no validation to test",

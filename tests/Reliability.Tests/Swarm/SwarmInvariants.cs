@@ -31,9 +31,15 @@ internal sealed class SwarmInvariants
             $"{when}: a delivery has no outcome in the pump's books ({pump})");
     }
 
-    /// <summary>A stopped pump's books are final the moment StopAsync returns: handlers that return later change nothing.</summary>
-    public void Unchanged(string when, MessagePumpStatistics atReturn, MessagePumpStatistics later) =>
-        Check(atReturn == later, $"{when}: the stopped pump's books changed ({atReturn} became {later})");
+    /// <summary>
+    /// A stopped pump's books are final the moment StopAsync returns: handlers that return later change nothing but the
+    /// gauge of such handlers still running (<see cref="MessagePumpStatistics.HandlersRunningAfterStop"/>), which only falls.
+    /// </summary>
+    public void Unchanged(string when, MessagePumpStatistics atReturn, MessagePumpStatistics later)
+    {
+        Check(atReturn with { HandlersRunningAfterStop = 0 } == later with { HandlersRunningAfterStop = 0 }, $"{when}: the stopped pump's books changed ({atReturn} became {later})");
+        Check(later.HandlersRunningAfterStop <= atReturn.HandlersRunningAfterStop, $"{when}: more handlers run after the stop than when it returned ({atReturn} became {later})");
+    }
 
     /// <summary>The pumps that used the broker, added up, agree with it.</summary>
     public void BooksAgree(string when, InMemoryQueueStatistics broker, params MessagePumpStatistics[] pumps)
