@@ -125,6 +125,66 @@ public sealed class MixedWorkloadTests(ITestOutputHelper output)
         queue.DeferredCount.Should().Be(1, "f0 stays deferred: a bare pump's user receives it with the SDK");
     }
 
+    [Fact]
+    public async Task Every_count_of_the_session_processor_equals_the_brokers_on_a_mixed_workload()
+    {
+        await using var sb = await SbHarness.StartAsync();
+        var queue = sb.Broker.CreateQueue("orders", new ServiceBusTestEntityOptions { LockDuration = LockDuration, RequiresSession = true, MaxDeliveryCount = 3 });
+        foreach (var id in Ids.Where(id => id != "f0")) // a session processor has no deferred receive of its own
+        {
+            queue.Send(Encoding.UTF8.GetBytes(id), id, sessionId: id == "l0" ? "lost" : "s");
+        }
+
+        var identifier = "mixed-sessions-" + Guid.NewGuid().ToString("N");
+        var measured = new ConcurrentDictionary<string, long>(StringComparer.Ordinal);
+        using var listener = Listen(identifier, measured);
+        var visits = new ConcurrentDictionary<string, int>(StringComparer.Ordinal);
+        var errors = new ConcurrentQueue<ProcessErrorEventArgs>();
+        await using var client = new ServiceBusClient(sb.Broker.ConnectionString, TestBrokerHarness<TimeProvider>.ClientOptions());
+        await using var processor = client.CreatePumpSessionProcessor("orders", new ServiceBusPumpSessionProcessorOptions
+        {
+            MaxConcurrentSessions = 1,
+            SessionIdleTimeout = TimeSpan.FromMilliseconds(500),
+            Identifier = identifier,
+        });
+        processor.ProcessErrorAsync += args =>
+        {
+            errors.Enqueue(args);
+            return Task.CompletedTask;
+        };
+        processor.ProcessMessageAsync += async args =>
+        {
+            var message = args.Message;
+            var visit = visits.AddOrUpdate(message.MessageId, 1, (_, n) => n + 1);
+            switch (message.MessageId)
+            {
+                case "a0" when visit == 1:
+                    await args.AbandonMessageAsync(message);
+                    break;
+                case "t0":
+                    throw new InvalidOperationException("t0 cannot be processed");
+                case "p0":
+                    await args.DeadLetterMessageAsync(message, "Poison", "bad body");
+                    break;
+                case "l0" when visit == 1:
+                    await LoseTheLockAsync(sb, args.CancellationToken); // the session's lock: its renewals come too late
+                    break;
+                default:
+                    break; // completed when the handler returns
+            }
+        };
+
+        await processor.StartProcessingAsync();
+        await ProcessorHarness.UntilAsync(
+            () => queue.CompletedCount == 6 && queue.DeadLetterCount == 2 && queue.RefusedRenewCount >= 1 && queue.LockedCount == 0 && visits.GetValueOrDefault("l0") == 2,
+            "six completions, two dead letters, the refused session renewal and l0 handled again");
+        await processor.StopProcessingAsync();
+        var stats = processor.GetStatistics()!;
+
+        AssertMatches(queue, stats, measured, visits, deferred: 0);
+        errors.Count(e => e.ErrorSource == ServiceBusErrorSource.ProcessMessageCallback).Should().Be(visits["t0"]);
+    }
+
     private static ServiceBusTestQueue CreateQueue(SbHarness sb)
     {
         var queue = sb.Broker.CreateQueue("orders", new ServiceBusTestEntityOptions { LockDuration = LockDuration, MaxDeliveryCount = 3 });
