@@ -112,7 +112,7 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
     /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled.</exception>
     public async Task<ILeasedMessage?> ReceiveAsync(CancellationToken cancellationToken = default)
     {
-        var batch = await ReceiveBatchAsync(1, cancellationToken).ConfigureAwait(false);
+        var batch = await ReceiveBatchAsync(1, cancellationToken).ConfigureAwait(true);
         return batch.Count > 0 ? batch[0] : null;
     }
 
@@ -135,7 +135,7 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
     {
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(maxMessages);
         _callersScheduler ??= PriorityScheduler.Current; // before the first await: a pump's receive runs in its scheduler
-        await _receiving.WaitAsync(cancellationToken).ConfigureAwait(false);
+        await _receiving.WaitAsync(cancellationToken).ConfigureAwait(true);
         try
         {
             ObjectDisposedException.ThrowIf(_disposed, this);
@@ -146,7 +146,7 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
             {
                 var wake = ArmWakeAsync();
                 StartAccept();
-                var (waitOn, failed) = await CollectAsync(received, maxMessages).ConfigureAwait(false);
+                var (waitOn, failed) = await CollectAsync(received, maxMessages).ConfigureAwait(true);
                 failure ??= failed;
                 if (received.Count > 0)
                 {
@@ -170,8 +170,8 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
                 waitOn.Add(wake);
                 using var bounded = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
                 waitOn.Add(Task.Delay(left, _clock, bounded.Token));
-                await Task.WhenAny(waitOn).ConfigureAwait(false);
-                await bounded.CancelAsync().ConfigureAwait(false);
+                await Task.WhenAny(waitOn).ConfigureAwait(true);
+                await bounded.CancelAsync().ConfigureAwait(true);
                 cancellationToken.ThrowIfCancellationRequested();
             }
         }
@@ -187,8 +187,8 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
     {
         // As the SDK's session processor does at its stop: the accept and the receives under way end now, not when
         // their waits (MaxWaitTime, the session idle timeout) run out, so that an idle processor stops at once.
-        await _disposing.CancelAsync().ConfigureAwait(false);
-        await _receiving.WaitAsync().ConfigureAwait(false);
+        await _disposing.CancelAsync().ConfigureAwait(true);
+        await _receiving.WaitAsync().ConfigureAwait(true);
         ServiceBusSessionMessageSource[] held;
         lock (_sessions)
         {
@@ -199,7 +199,7 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
 
         foreach (var session in held)
         {
-            await CloseAsync(session).ConfigureAwait(false);
+            await CloseAsync(session).ConfigureAwait(true);
         }
 
         Task[] closing;
@@ -208,21 +208,21 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
             closing = [.. _closing];
         }
 
-        await Task.WhenAll(closing).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
+        await Task.WhenAll(closing).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing | ConfigureAwaitOptions.ContinueOnCapturedContext);
 
         if (_accepting is { } accepting)
         {
             _accepting = null;
-            await ((Task)accepting).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
+            await ((Task)accepting).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing | ConfigureAwaitOptions.ContinueOnCapturedContext);
             if (accepting.IsCompletedSuccessfully && accepting.Result is { } late)
             {
-                await CloseAsync(late).ConfigureAwait(false);
+                await CloseAsync(late).ConfigureAwait(true);
             }
         }
 
         if (_ownKeeper is { } keeper)
         {
-            await keeper.DisposeAsync().ConfigureAwait(false);
+            await keeper.DisposeAsync().ConfigureAwait(true);
         }
 
         _receiving.Release();
@@ -342,7 +342,7 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
         }
 
         _next = held.Length == 0 ? 0 : (_next + 1) % held.Length;
-        await RetireAsync(retired).ConfigureAwait(false);
+        await RetireAsync(retired).ConfigureAwait(true);
         return (open, failure);
     }
 
@@ -385,7 +385,7 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
 
             if (SessionClosing is null)
             {
-                await CloseAsync(session).ConfigureAwait(false);
+                await CloseAsync(session).ConfigureAwait(true);
                 continue;
             }
 
@@ -440,7 +440,7 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
         session.Lock.Idle = null;
         if (SessionClosing is { } closing)
         {
-            await closing(session).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
+            await closing(session).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing | ConfigureAwaitOptions.ContinueOnCapturedContext);
         }
 
         if (session.ClosedByOwner)
@@ -448,11 +448,11 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
             return; // the session processor closes it once its last handler has ended
         }
 
-        await session.DisposeAsync().ConfigureAwait(false);
+        await session.DisposeAsync().ConfigureAwait(true);
         if (session.PendingReceive is { } pending)
         {
             session.PendingReceive = null;
-            await ((Task)pending).WaitAsync(_options.MaxWaitTime, _clock).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
+            await ((Task)pending).WaitAsync(_options.MaxWaitTime, _clock).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing | ConfigureAwaitOptions.ContinueOnCapturedContext);
 
             // Whatever it brought, now or later, belongs to the released session: no handler of this source will run
             // it, so it must not keep the session busy in this process (a later acceptance would wait for ever).
@@ -508,7 +508,7 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
         ServiceBusSessionMessageSource session;
         try
         {
-            session = await _transport.AcceptCoreAsync(Entity, sessionId, LockDuration, _options, _disposing.Token).ConfigureAwait(false);
+            session = await _transport.AcceptCoreAsync(Entity, sessionId, LockDuration, _options, _disposing.Token).ConfigureAwait(true);
         }
         catch (Exception ex) when (ex is OperationCanceledException || (ex is TransientTransportException && ServiceBusErrors.IsNoSessionAvailable(ex.InnerException)))
         {
@@ -517,7 +517,7 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
         catch (TransientTransportException) when (sessionId is not null)
         {
             // The session asked for is held by another receiver (or was just released by this one): the next id's turn.
-            await Task.Delay(_options.MaxWaitTime, _clock, _disposing.Token).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
+            await Task.Delay(_options.MaxWaitTime, _clock, _disposing.Token).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing | ConfigureAwaitOptions.ContinueOnCapturedContext);
             return null;
         }
 
@@ -531,12 +531,12 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
         {
             try
             {
-                await opening(session).ConfigureAwait(false);
+                await opening(session).ConfigureAwait(true);
             }
             catch (Exception)
             {
                 // Reported by the caller's hook; the session is released without having been opened.
-                await session.DisposeAsync().ConfigureAwait(false);
+                await session.DisposeAsync().ConfigureAwait(true);
                 return null;
             }
         }

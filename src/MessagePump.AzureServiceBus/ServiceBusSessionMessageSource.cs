@@ -85,7 +85,7 @@ public sealed class ServiceBusSessionMessageSource : IMessageSource, IAsyncDispo
         ThrowIfSessionLost("read the state of", null);
         try
         {
-            return await _receiver.GetSessionStateAsync(cancellationToken).ConfigureAwait(false);
+            return await _receiver.GetSessionStateAsync(cancellationToken).ConfigureAwait(true);
         }
         catch (ObjectDisposedException ex) when (IsSessionLost)
         {
@@ -100,7 +100,7 @@ public sealed class ServiceBusSessionMessageSource : IMessageSource, IAsyncDispo
         ThrowIfSessionLost("set the state of", null);
         try
         {
-            await _receiver.SetSessionStateAsync(sessionState, cancellationToken).ConfigureAwait(false);
+            await _receiver.SetSessionStateAsync(sessionState, cancellationToken).ConfigureAwait(true);
         }
         catch (ObjectDisposedException ex) when (IsSessionLost)
         {
@@ -138,7 +138,7 @@ public sealed class ServiceBusSessionMessageSource : IMessageSource, IAsyncDispo
     /// <exception cref="TransientTransportException">The broker failed in a way worth retrying.</exception>
     public async Task<ILeasedMessage?> ReceiveAsync(CancellationToken cancellationToken = default)
     {
-        var batch = await ReceiveBatchAsync(1, cancellationToken).ConfigureAwait(false);
+        var batch = await ReceiveBatchAsync(1, cancellationToken).ConfigureAwait(true);
         return batch.Count > 0 ? batch[0] : null;
     }
 
@@ -166,16 +166,16 @@ public sealed class ServiceBusSessionMessageSource : IMessageSource, IAsyncDispo
     /// <returns>A task that completes when the receiver is closed.</returns>
     public async ValueTask DisposeAsync()
     {
-        await _lock.StopKeeperAsync().ConfigureAwait(false);
+        await _lock.StopKeeperAsync().ConfigureAwait(true);
         _lock.Dispose();
         if (_ownKeeper is { } keeper)
         {
-            await keeper.DisposeAsync().ConfigureAwait(false);
+            await keeper.DisposeAsync().ConfigureAwait(true);
         }
 
         if (_ownsReceiver)
         {
-            await _receiver.DisposeAsync().ConfigureAwait(false);
+            await _receiver.DisposeAsync().ConfigureAwait(true);
         }
     }
 
@@ -278,7 +278,7 @@ public sealed class ServiceBusSessionMessageSource : IMessageSource, IAsyncDispo
     {
         if (SessionHandlers.IsBusy(_lock.Namespace, Entity, SessionId, out var busy) && maxWait > TimeSpan.Zero)
         {
-            await busy.WaitAsync(maxWait, _clock, cancellationToken).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
+            await busy.WaitAsync(maxWait, _clock, cancellationToken).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing | ConfigureAwaitOptions.ContinueOnCapturedContext);
             cancellationToken.ThrowIfCancellationRequested();
         }
 
@@ -299,13 +299,13 @@ public sealed class ServiceBusSessionMessageSource : IMessageSource, IAsyncDispo
             throw new InvalidOperationException($"{this} has stopped: {fault.Message}", fault);
         }
 
-        if (_lock.IsLost || !await _lock.WaitUntilIdleAsync(waitForPrevious, _clock, cancellationToken).ConfigureAwait(false) || _lock.IsLost)
+        if (_lock.IsLost || !await _lock.WaitUntilIdleAsync(waitForPrevious, _clock, cancellationToken).ConfigureAwait(true) || _lock.IsLost)
         {
             return [];
         }
 
         cancellationToken.ThrowIfCancellationRequested();
-        if (await BusyInThisProcessAsync(waitForPrevious, cancellationToken).ConfigureAwait(false))
+        if (await BusyInThisProcessAsync(waitForPrevious, cancellationToken).ConfigureAwait(true))
         {
             return [];
         }
@@ -314,7 +314,7 @@ public sealed class ServiceBusSessionMessageSource : IMessageSource, IAsyncDispo
         var managementLinkOpened = _managementLink.OpenAsync(); // alongside the first receive; see ManagementLink
         try
         {
-            received = await _receiver.ReceiveMessagesAsync(1, receiveWait ?? _options.MaxWaitTime, cancellationToken).ConfigureAwait(false);
+            received = await _receiver.ReceiveMessagesAsync(1, receiveWait ?? _options.MaxWaitTime, cancellationToken).ConfigureAwait(true);
         }
         catch (Exception ex) when (ServiceBusErrors.TranslateReceive(ex, Entity, sessions: true, cancellationToken) is { } translated)
         {
@@ -338,7 +338,7 @@ public sealed class ServiceBusSessionMessageSource : IMessageSource, IAsyncDispo
             return [];
         }
 
-        await managementLinkOpened.ConfigureAwait(false);
+        await managementLinkOpened.ConfigureAwait(true);
         if (!_lock.ConfirmHeld(_clock.GetUtcNow()))
         {
             // The lock ran out while the message came, by the judgement of the session's renewer (its keeper's verdict):

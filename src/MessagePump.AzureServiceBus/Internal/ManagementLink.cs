@@ -40,7 +40,7 @@ internal sealed class ManagementLink(ServiceBusReceiver receiver, Func<Task>? op
     {
         try
         {
-            await (opener?.Invoke() ?? PeekNothingAsync(receiver)).ConfigureAwait(false);
+            await (opener?.Invoke() ?? PeekNothingAsync(receiver)).ConfigureAwait(true);
         }
 #pragma warning disable CA1031 // opening the link ahead is an optimisation: the calls that need it open it again and report their own failure
         catch (Exception)

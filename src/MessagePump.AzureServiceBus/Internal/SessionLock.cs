@@ -288,7 +288,7 @@ internal sealed class SessionLock : IDisposable
         }
 
 #pragma warning disable VSTHRD003 // the keeper's own renewal task, started by its timer
-        await Volatile.Read(ref _keeper).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
+        await Volatile.Read(ref _keeper).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing | ConfigureAwaitOptions.ContinueOnCapturedContext);
 #pragma warning restore VSTHRD003
     }
 
@@ -316,7 +316,7 @@ internal sealed class SessionLock : IDisposable
 
         try
         {
-            await done.WaitAsync(maxWait, clock, cancellationToken).ConfigureAwait(false);
+            await done.WaitAsync(maxWait, clock, cancellationToken).ConfigureAwait(true);
             return true;
         }
         catch (TimeoutException)
@@ -348,7 +348,7 @@ internal sealed class SessionLock : IDisposable
                 Interlocked.Increment(ref _renewCallsOffLeaseLane);
             }
 
-            // No ConfigureAwait(false): the request comes from a keeper in the lease lane, and the answer goes back there.
+            // No ConfigureAwait(true): the request comes from a keeper in the lease lane, and the answer goes back there.
             await _receiver.RenewSessionLockAsync(stop).ConfigureAwait(true);
             var lockedUntil = _receiver.SessionLockedUntil;
             lock (_gate)
@@ -417,7 +417,7 @@ internal sealed class SessionLock : IDisposable
 
         try
         {
-            await RenewAsync(LockedUntil, stop).ConfigureAwait(false);
+            await RenewAsync(LockedUntil, stop).ConfigureAwait(true);
             ScheduleKeeper(null);
         }
         catch (LeaseLostException)
