@@ -103,12 +103,12 @@ public sealed class ServiceBusLeasedMessage : ISettleableMessage, IHandlerEndLis
         ThrowIfSettled("renew");
         if (_session is not null)
         {
-            return await _session.RenewAsync(cancellationToken).ConfigureAwait(true);
+            return await _session.RenewAsync(cancellationToken).ConfigureAwait(false);
         }
 
         try
         {
-            await _receiver.RenewMessageLockAsync(Message, cancellationToken).ConfigureAwait(true);
+            await _receiver.RenewMessageLockAsync(Message, cancellationToken).ConfigureAwait(false);
         }
         catch (Exception ex) when (ServiceBusErrors.Translate(ex, $"Renewing the lock of {this}", cancellationToken) is { } translated)
         {
@@ -195,7 +195,7 @@ public sealed class ServiceBusLeasedMessage : ISettleableMessage, IHandlerEndLis
             _ when reason is null => SettleAsync("dead-letter", (receiver, message, ct) => receiver.DeadLetterMessageAsync(message, properties, ct), cancellationToken),
             _ when properties is null => SettleAsync("dead-letter", (receiver, message, ct) => receiver.DeadLetterMessageAsync(message, reason, description, ct), cancellationToken),
             _ => SettleAsync("dead-letter", (receiver, message, ct) => receiver.DeadLetterMessageAsync(message, properties, reason, description, ct), cancellationToken),
-        }).ConfigureAwait(true);
+        }).ConfigureAwait(false);
         return SettlementOutcome.Confirmed;
     }
 
@@ -215,7 +215,7 @@ public sealed class ServiceBusLeasedMessage : ISettleableMessage, IHandlerEndLis
     {
         try
         {
-            await SettleOnceAsync(operation, settle, cancellationToken).ConfigureAwait(true);
+            await SettleOnceAsync(operation, settle, cancellationToken).ConfigureAwait(false);
         }
         catch (LeaseLostException ex) when (_session is not null)
         {
@@ -241,7 +241,7 @@ public sealed class ServiceBusLeasedMessage : ISettleableMessage, IHandlerEndLis
         // decides, and its answer is awaited until it comes or the client's own operation timeout ends the call.
         try
         {
-            await settle(_receiver, Message, cancellationToken).ConfigureAwait(true);
+            await settle(_receiver, Message, cancellationToken).ConfigureAwait(false);
         }
         catch (Exception ex) when (ServiceBusErrors.Translate(ex, $"The {operation} of {this}", cancellationToken) is { } translated)
         {

@@ -102,7 +102,7 @@ public sealed class ServiceBusMessageSource : IMessageSource, IAsyncDisposable
     /// <exception cref="InvalidOperationException">The entity does not exist or is disabled (this receive; the next one tries again after a backoff), the credentials may not receive, or the lock duration is wrong (<see cref="Fault"/>).</exception>
     public async Task<ILeasedMessage?> ReceiveAsync(CancellationToken cancellationToken = default)
     {
-        var batch = await ReceiveBatchAsync(1, cancellationToken).ConfigureAwait(true);
+        var batch = await ReceiveBatchAsync(1, cancellationToken).ConfigureAwait(false);
         return batch.Count > 0 ? batch[0] : null;
     }
 
@@ -132,10 +132,10 @@ public sealed class ServiceBusMessageSource : IMessageSource, IAsyncDisposable
             return deferred;
         }
 
-        await _entityRetry.WaitAsync(cancellationToken).ConfigureAwait(true);
+        await _entityRetry.WaitAsync(cancellationToken).ConfigureAwait(false);
         var sentAt = _clock.GetUtcNow();
         var managementLinkOpened = _managementLink.OpenAsync(); // alongside the first receive; see ManagementLink
-        var received = await ReceiveFromEntityAsync(maxMessages, cancellationToken).ConfigureAwait(true);
+        var received = await ReceiveFromEntityAsync(maxMessages, cancellationToken).ConfigureAwait(false);
         if (received is null)
         {
             return TakeDeferredReceived(maxMessages) ?? []; // cut short for deferred messages
@@ -147,7 +147,7 @@ public sealed class ServiceBusMessageSource : IMessageSource, IAsyncDisposable
         }
 
         var answeredAt = _clock.GetUtcNow();
-        await managementLinkOpened.ConfigureAwait(true);
+        await managementLinkOpened.ConfigureAwait(false);
         var leased = new ILeasedMessage[received.Count];
         for (var i = 0; i < leased.Length; i++)
         {
@@ -158,7 +158,7 @@ public sealed class ServiceBusMessageSource : IMessageSource, IAsyncDisposable
             && LockDurationCheck.Verify(LockDuration, ObservedLockDuration!.Value, answeredAt - sentAt, _options.LockDurationTolerance, Entity) is { } wrong)
         {
             _fault = wrong;
-            await ReleaseAsync(leased).ConfigureAwait(true);
+            await ReleaseAsync(leased).ConfigureAwait(false);
             throw wrong;
         }
 
@@ -180,7 +180,7 @@ public sealed class ServiceBusMessageSource : IMessageSource, IAsyncDisposable
                 return null; // they came as the receive began
             }
 
-            var received = await _receiver.ReceiveMessagesAsync(maxMessages, _options.MaxWaitTime, wake.Token).ConfigureAwait(true);
+            var received = await _receiver.ReceiveMessagesAsync(maxMessages, _options.MaxWaitTime, wake.Token).ConfigureAwait(false);
             _entityRetry.Succeeded();
             return received ?? [];
         }
@@ -221,7 +221,7 @@ public sealed class ServiceBusMessageSource : IMessageSource, IAsyncDisposable
     internal async Task<int> ReceiveDeferredAsync(IReadOnlyList<long> sequenceNumbers, CancellationToken cancellationToken)
     {
         ThrowIfFaulted();
-        var received = await _receiver.ReceiveDeferredMessagesAsync(sequenceNumbers, cancellationToken).ConfigureAwait(true);
+        var received = await _receiver.ReceiveDeferredMessagesAsync(sequenceNumbers, cancellationToken).ConfigureAwait(false);
         foreach (var message in received)
         {
             _deferredReceived.Enqueue(new ServiceBusLeasedMessage(_receiver, message, Entity));
@@ -231,7 +231,7 @@ public sealed class ServiceBusMessageSource : IMessageSource, IAsyncDisposable
         {
             try
             {
-                await wake.CancelAsync().ConfigureAwait(true); // the receive under way returns them now
+                await wake.CancelAsync().ConfigureAwait(false); // the receive under way returns them now
             }
             catch (ObjectDisposedException)
             {
@@ -255,12 +255,12 @@ public sealed class ServiceBusMessageSource : IMessageSource, IAsyncDisposable
 
         if (unseen.Count > 0)
         {
-            await ReleaseAsync([.. unseen]).ConfigureAwait(true);
+            await ReleaseAsync([.. unseen]).ConfigureAwait(false);
         }
 
         if (_ownsReceiver)
         {
-            await _receiver.DisposeAsync().ConfigureAwait(true);
+            await _receiver.DisposeAsync().ConfigureAwait(false);
         }
     }
 
@@ -334,7 +334,7 @@ public sealed class ServiceBusMessageSource : IMessageSource, IAsyncDisposable
 
         foreach (var call in calls)
         {
-            await call.ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing | ConfigureAwaitOptions.ContinueOnCapturedContext);
+            await call.ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
         }
     }
 }

@@ -112,7 +112,7 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
     /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled.</exception>
     public async Task<ILeasedMessage?> ReceiveAsync(CancellationToken cancellationToken = default)
     {
-        var batch = await ReceiveBatchAsync(1, cancellationToken).ConfigureAwait(true);
+        var batch = await ReceiveBatchAsync(1, cancellationToken).ConfigureAwait(false);
         return batch.Count > 0 ? batch[0] : null;
     }
 
@@ -135,7 +135,7 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
     {
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(maxMessages);
         _callersScheduler ??= PriorityScheduler.Current; // before the first await: a pump's receive runs in its scheduler
-        await _receiving.WaitAsync(cancellationToken).ConfigureAwait(true);
+        await _receiving.WaitAsync(cancellationToken).ConfigureAwait(false);
         try
         {
             ObjectDisposedException.ThrowIf(_disposed, this);
@@ -146,7 +146,7 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
             {
                 var wake = ArmWakeAsync();
                 StartAccept();
-                var (waitOn, failed) = await CollectAsync(received, maxMessages).ConfigureAwait(true);
+                var (waitOn, failed) = await CollectAsync(received, maxMessages).ConfigureAwait(false);
                 failure ??= failed;
                 if (received.Count > 0)
                 {
@@ -170,8 +170,8 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
                 waitOn.Add(wake);
                 using var bounded = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
                 waitOn.Add(Task.Delay(left, _clock, bounded.Token));
-                await Task.WhenAny(waitOn).ConfigureAwait(true);
-                await bounded.CancelAsync().ConfigureAwait(true);
+                await Task.WhenAny(waitOn).ConfigureAwait(false);
+                await bounded.CancelAsync().ConfigureAwait(false);
                 cancellationToken.ThrowIfCancellationRequested();
             }
         }
@@ -187,8 +187,8 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
     {
         // As the SDK's session processor does at its stop: the accept and the receives under way end now, not when
         // their waits (MaxWaitTime, the session idle timeout) run out, so that an idle processor stops at once.
-        await _disposing.CancelAsync().ConfigureAwait(true);
-        await _receiving.WaitAsync().ConfigureAwait(true);
+        await _disposing.CancelAsync().ConfigureAwait(false);
+        await _receiving.WaitAsync().ConfigureAwait(false);
         ServiceBusSessionMessageSource[] held;
         lock (_sessions)
         {
@@ -199,7 +199,7 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
 
         foreach (var session in held)
         {
-            await CloseAsync(session).ConfigureAwait(true);
+            await CloseAsync(session).ConfigureAwait(false);
         }
 
         Task[] closing;
@@ -208,21 +208,21 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
             closing = [.. _closing];
         }
 
-        await Task.WhenAll(closing).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing | ConfigureAwaitOptions.ContinueOnCapturedContext);
+        await Task.WhenAll(closing).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
 
         if (_accepting is { } accepting)
         {
             _accepting = null;
-            await ((Task)accepting).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing | ConfigureAwaitOptions.ContinueOnCapturedContext);
+            await ((Task)accepting).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
             if (accepting.IsCompletedSuccessfully && accepting.Result is { } late)
             {
-                await CloseAsync(late).ConfigureAwait(true);
+                await CloseAsync(late).ConfigureAwait(false);
             }
         }
 
         if (_ownKeeper is { } keeper)
         {
-            await keeper.DisposeAsync().ConfigureAwait(true);
+            await keeper.DisposeAsync().ConfigureAwait(false);
         }
 
         _receiving.Release();
@@ -342,7 +342,7 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
         }
 
         _next = held.Length == 0 ? 0 : (_next + 1) % held.Length;
-        await RetireAsync(retired).ConfigureAwait(true);
+        await RetireAsync(retired).ConfigureAwait(false);
         return (open, failure);
     }
 
@@ -385,7 +385,7 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
 
             if (SessionClosing is null)
             {
-                await CloseAsync(session).ConfigureAwait(true);
+                await CloseAsync(session).ConfigureAwait(false);
                 continue;
             }
 
@@ -440,7 +440,7 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
         session.Lock.Idle = null;
         if (SessionClosing is { } closing)
         {
-            await closing(session).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing | ConfigureAwaitOptions.ContinueOnCapturedContext);
+            await closing(session).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
         }
 
         if (session.ClosedByOwner)
@@ -448,11 +448,11 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
             return; // the session processor closes it once its last handler has ended
         }
 
-        await session.DisposeAsync().ConfigureAwait(true);
+        await session.DisposeAsync().ConfigureAwait(false);
         if (session.PendingReceive is { } pending)
         {
             session.PendingReceive = null;
-            await ((Task)pending).WaitAsync(_options.MaxWaitTime, _clock).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing | ConfigureAwaitOptions.ContinueOnCapturedContext);
+            await ((Task)pending).WaitAsync(_options.MaxWaitTime, _clock).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
 
             // Whatever it brought, now or later, belongs to the released session: no handler of this source will run
             // it, so it must not keep the session busy in this process (a later acceptance would wait for ever).
@@ -508,7 +508,7 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
         ServiceBusSessionMessageSource session;
         try
         {
-            session = await _transport.AcceptCoreAsync(Entity, sessionId, LockDuration, _options, _disposing.Token).ConfigureAwait(true);
+            session = await _transport.AcceptCoreAsync(Entity, sessionId, LockDuration, _options, _disposing.Token).ConfigureAwait(false);
         }
         catch (Exception ex) when (ex is OperationCanceledException || (ex is TransientTransportException && ServiceBusErrors.IsNoSessionAvailable(ex.InnerException)))
         {
@@ -517,7 +517,7 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
         catch (TransientTransportException) when (sessionId is not null)
         {
             // The session asked for is held by another receiver (or was just released by this one): the next id's turn.
-            await Task.Delay(_options.MaxWaitTime, _clock, _disposing.Token).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing | ConfigureAwaitOptions.ContinueOnCapturedContext);
+            await Task.Delay(_options.MaxWaitTime, _clock, _disposing.Token).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
             return null;
         }
 
@@ -531,12 +531,12 @@ public sealed class ServiceBusMultiSessionSource : IMessageSource, IAsyncDisposa
         {
             try
             {
-                await opening(session).ConfigureAwait(true);
+                await opening(session).ConfigureAwait(false);
             }
             catch (Exception)
             {
                 // Reported by the caller's hook; the session is released without having been opened.
-                await session.DisposeAsync().ConfigureAwait(true);
+                await session.DisposeAsync().ConfigureAwait(false);
                 return null;
             }
         }

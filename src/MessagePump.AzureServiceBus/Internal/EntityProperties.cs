@@ -18,11 +18,11 @@ internal readonly record struct EntityProperties(TimeSpan LockDuration, bool Req
         {
             if (entity.SubscriptionName is { } subscription)
             {
-                var properties = (await admin.GetSubscriptionAsync(entity.QueueOrTopicName, subscription, cancellationToken).ConfigureAwait(true)).Value;
+                var properties = (await admin.GetSubscriptionAsync(entity.QueueOrTopicName, subscription, cancellationToken).ConfigureAwait(false)).Value;
                 return new EntityProperties(properties.LockDuration, properties.RequiresSession);
             }
 
-            var queue = (await admin.GetQueueAsync(entity.QueueOrTopicName, cancellationToken).ConfigureAwait(true)).Value;
+            var queue = (await admin.GetQueueAsync(entity.QueueOrTopicName, cancellationToken).ConfigureAwait(false)).Value;
             return new EntityProperties(queue.LockDuration, queue.RequiresSession);
         }
         catch (ServiceBusException ex) when (ex.Reason == ServiceBusFailureReason.MessagingEntityNotFound)

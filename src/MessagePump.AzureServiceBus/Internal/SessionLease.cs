@@ -20,7 +20,7 @@ internal sealed class SessionLease(SessionLock sessionLock) : ILeasedMessage
 
     public async Task<DateTimeOffset> RenewLockAsync(CancellationToken cancellationToken = default)
     {
-        // No ConfigureAwait(true): the keeper calls from its lease lane, and its continuation belongs there.
+        // No ConfigureAwait(false): the keeper calls from its lease lane, and its continuation belongs there.
         var lockedUntil = await sessionLock.RenewAsync(new DateTimeOffset(Volatile.Read(ref _knownUntilTicks), TimeSpan.Zero), cancellationToken).ConfigureAwait(true);
         Volatile.Write(ref _knownUntilTicks, lockedUntil.UtcTicks);
         return lockedUntil;

@@ -288,7 +288,7 @@ internal sealed class SessionLock : IDisposable
         }
 
 #pragma warning disable VSTHRD003 // the keeper's own renewal task, started by its timer
-        await Volatile.Read(ref _keeper).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing | ConfigureAwaitOptions.ContinueOnCapturedContext);
+        await Volatile.Read(ref _keeper).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
 #pragma warning restore VSTHRD003
     }
 
@@ -316,7 +316,7 @@ internal sealed class SessionLock : IDisposable
 
         try
         {
-            await done.WaitAsync(maxWait, clock, cancellationToken).ConfigureAwait(true);
+            await done.WaitAsync(maxWait, clock, cancellationToken).ConfigureAwait(true); // the session's message ends in a lane: false would queue the rest to the pool
             return true;
         }
         catch (TimeoutException)
@@ -348,7 +348,7 @@ internal sealed class SessionLock : IDisposable
                 Interlocked.Increment(ref _renewCallsOffLeaseLane);
             }
 
-            // No ConfigureAwait(true): the request comes from a keeper in the lease lane, and the answer goes back there.
+            // No ConfigureAwait(false): the request comes from a keeper in the lease lane, and the answer goes back there.
             await _receiver.RenewSessionLockAsync(stop).ConfigureAwait(true);
             var lockedUntil = _receiver.SessionLockedUntil;
             lock (_gate)
@@ -417,7 +417,7 @@ internal sealed class SessionLock : IDisposable
 
         try
         {
-            await RenewAsync(LockedUntil, stop).ConfigureAwait(true);
+            await RenewAsync(LockedUntil, stop).ConfigureAwait(false);
             ScheduleKeeper(null);
         }
         catch (LeaseLostException)

@@ -14,7 +14,7 @@ internal sealed class KeptProcessorMessage(ProcessMessageEventArgs args) : KeptS
     /// <inheritdoc />
     protected override async Task<DateTimeOffset> RenewCoreAsync(CancellationToken cancellationToken)
     {
-        await args.RenewMessageLockAsync(Message, cancellationToken).ConfigureAwait(true);
+        await args.RenewMessageLockAsync(Message, cancellationToken).ConfigureAwait(false);
         return Message.LockedUntil;
     }
 

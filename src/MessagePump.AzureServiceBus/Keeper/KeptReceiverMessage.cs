@@ -17,7 +17,7 @@ internal sealed class KeptReceiverMessage(ServiceBusReceiver receiver, ServiceBu
     /// <inheritdoc />
     protected override async Task<DateTimeOffset> RenewCoreAsync(CancellationToken cancellationToken)
     {
-        await receiver.RenewMessageLockAsync(Message, cancellationToken).ConfigureAwait(true);
+        await receiver.RenewMessageLockAsync(Message, cancellationToken).ConfigureAwait(false);
         return Message.LockedUntil;
     }
 

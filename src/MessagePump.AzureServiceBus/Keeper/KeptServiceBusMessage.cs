@@ -69,7 +69,7 @@ internal abstract class KeptServiceBusMessage : ILeasedMessage
         {
             var hint = Volatile.Read(ref _hint);
             var sentAt = hint?.Now ?? default;
-            var renewed = await RenewCoreAsync(cancellationToken).ConfigureAwait(true);
+            var renewed = await RenewCoreAsync(cancellationToken).ConfigureAwait(false);
             hint?.Learn(sentAt, renewed);
             var known = Volatile.Read(ref _knownLockedUntilTicks);
             while (renewed.UtcTicks > known && Interlocked.CompareExchange(ref _knownLockedUntilTicks, renewed.UtcTicks, known) is var seen && seen != known)
@@ -125,7 +125,7 @@ internal abstract class KeptServiceBusMessage : ILeasedMessage
     {
         try
         {
-            await settle(this, deadLetter, cancellationToken).ConfigureAwait(true);
+            await settle(this, deadLetter, cancellationToken).ConfigureAwait(false);
         }
         catch (Exception ex) when (ServiceBusErrors.Translate(ex, $"The {operation} of {this}", cancellationToken) is { } translated)
         {

@@ -21,7 +21,7 @@ internal sealed class KeptSessionMessage(ProcessSessionMessageEventArgs args) : 
     /// <inheritdoc />
     protected override async Task<DateTimeOffset> RenewCoreAsync(CancellationToken cancellationToken)
     {
-        await args.RenewSessionLockAsync(cancellationToken).ConfigureAwait(true);
+        await args.RenewSessionLockAsync(cancellationToken).ConfigureAwait(false);
         return args.SessionLockedUntil;
     }
 
