@@ -120,7 +120,7 @@ public sealed class PumpStrategy : ConsumerStrategy
             new MessagePumpOptions
             {
                 Name = "lease-simulation",
-                LockRenewalBuffer = (settings.LeaseDuration - settings.RenewInterval) * scale,
+                LeaseKeeper = new() { LockRenewalBuffer = (settings.LeaseDuration - settings.RenewInterval) * scale },
                 EmptyReceiveDelay = settings.RenewInterval * scale,
                 ShutdownTimeout = TimeSpan.Zero,
             });

@@ -81,7 +81,7 @@ public sealed partial class LeaseKeeper : IAsyncDisposable
     {
         ArgumentNullException.ThrowIfNull(scheduler);
         _options = (options ?? new LeaseKeeperOptions()).Clone();
-        _options.Validate(scheduler);
+        _options.Validate(lockDuration: null, scheduler);
         Scheduler = scheduler;
         LeaseLane = scheduler.GetLane(_options.LeaseLane);
         TimeProvider = _options.TimeProvider ?? scheduler.TimeProvider;

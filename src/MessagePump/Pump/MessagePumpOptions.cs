@@ -57,19 +57,20 @@ public sealed class MessagePumpOptions
     public int MaxBatchSize { get; set; } = DefaultMaxBatchSize;
 
     /// <summary>
-    /// Gets or sets how much lock time may remain when the pump renews. <see langword="null"/> (the default) renews
-    /// when min(half of the remaining lock, 10 s) remains, like Azure Service Bus: at most two renew calls per lock
-    /// duration (the renewal budget). Set, it replaces that rule as set: a buffer above half the lock renews more often
-    /// than twice per lock duration. Either
-    /// way the pump renews earlier when three times the worst of the last 32 request legs is more (how long a renewal
-    /// took to reach the broker, where the source knows its lock duration; otherwise the whole round trip): a renewal
-    /// sent later could not reach the broker in time. Positive and below the source's lock duration.
+    /// Gets or sets the options of the pump's lease keeper, which renews the lock of every message in flight:
+    /// <see cref="LeaseKeeperOptions.LockRenewalBuffer"/> (when to renew), <see cref="LeaseKeeperOptions.MaxBatchSize"/>
+    /// (the most leases in one renew call) and <see cref="LeaseKeeperOptions.TransientRetryDelay"/> (the pause before
+    /// retrying a renew call). The keeper takes the pump's <see cref="Name"/>, <see cref="LeaseLane"/>,
+    /// <see cref="TimeProvider"/> and <see cref="MeterFactory"/>: those four are left at their defaults here (a value
+    /// set here is refused rather than ignored). Not null; a pump copies it when it is created. The same type configures a
+    /// <see cref="MessagePump.LeaseKeeper"/> of your own, so one set of renewal options means the same in both.
     /// </summary>
-    public TimeSpan? LockRenewalBuffer { get; set; }
+    public LeaseKeeperOptions LeaseKeeper { get; set; } = new();
 
     /// <summary>
-    /// Gets or sets the pause before retrying a renew or settle call that failed transiently; the pause is cut to half
-    /// the remaining lock, and retries stop when the lock runs out. Defaults to 1 s; positive.
+    /// Gets or sets the pause before retrying a settle call that failed transiently; the pause is cut to half the
+    /// remaining lock, and retries stop when the lock runs out. Renew calls retry by
+    /// <see cref="LeaseKeeperOptions.TransientRetryDelay"/> of <see cref="LeaseKeeper"/>. Defaults to 1 s; positive.
     /// </summary>
     public TimeSpan TransientRetryDelay { get; set; } = TimeSpan.FromSeconds(1);
 
@@ -122,7 +123,7 @@ public sealed class MessagePumpOptions
     /// <summary>
     /// Throws when an option breaks its rule, as the pump's constructor does; the exception's
     /// <see cref="ArgumentException.ParamName"/> names the option. Each option's rule is in its documentation; the rules
-    /// that depend on the source (<see cref="LockRenewalBuffer"/> below its lock duration) or on the scheduler (the
+    /// that depend on the source (<see cref="LeaseKeeperOptions.LockRenewalBuffer"/> of <see cref="LeaseKeeper"/> below its lock duration) or on the scheduler (the
     /// lanes exist in it) are checked only when that is given. For checking configuration at startup.
     /// </summary>
     /// <param name="lockDuration">The source's lock duration (<see cref="IMessageSource.LockDuration"/>), when known.</param>
@@ -140,10 +141,12 @@ public sealed class MessagePumpOptions
 
         OptionRules.ThrowIfOutOfRange(MaxBatchSize, 1, MaxBatchSizeLimit, nameof(MessagePumpOptions), nameof(MaxBatchSize));
 
-        if (LockRenewalBuffer is { } buffer && (buffer <= TimeSpan.Zero || buffer >= lockDuration))
+        if (LeaseKeeper is null)
         {
-            throw new ArgumentOutOfRangeException(nameof(LockRenewalBuffer), buffer, $"MessagePumpOptions.LockRenewalBuffer must be positive and below the source's lock duration ({lockDuration?.ToString() ?? "unknown"}).");
+            throw new ArgumentNullException(nameof(LeaseKeeper), "MessagePumpOptions.LeaseKeeper must not be null: leave it at its default for the default renewal options.");
         }
+
+        LeaseKeeper.Validate(lockDuration, scheduler, nameof(MessagePumpOptions), paramPrefix: nameof(LeaseKeeper) + ".", ownsIdentity: false);
 
         OptionRules.ThrowIfNotPositiveDelay(TransientRetryDelay, nameof(MessagePumpOptions), nameof(TransientRetryDelay));
         OptionRules.ThrowIfNotPositiveDelay(EmptyReceiveDelay, nameof(MessagePumpOptions), nameof(EmptyReceiveDelay));
@@ -169,7 +172,12 @@ public sealed class MessagePumpOptions
     }
 
     /// <summary>Returns a copy, so that later changes to this instance do not reach a running pump.</summary>
-    internal MessagePumpOptions Clone() => (MessagePumpOptions)MemberwiseClone();
+    internal MessagePumpOptions Clone()
+    {
+        var clone = (MessagePumpOptions)MemberwiseClone();
+        clone.LeaseKeeper = LeaseKeeper?.Clone()!; // Validate refuses a null one, naming it
+        return clone;
+    }
 
     private static void ThrowIfNotALane(LanePriority lane, string name, PriorityScheduler scheduler)
     {

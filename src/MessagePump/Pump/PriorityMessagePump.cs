@@ -79,7 +79,7 @@ public sealed partial class PriorityMessagePump : IAsyncDisposable
             ?? (int)Math.Min(int.MaxValue, (long)Math.Max(1, ProcessingLane.TaskScheduler.MaximumConcurrencyLevel) * MessagePumpOptions.DefaultInFlightPerWorker);
         _admission = new ReceiveAdmission(_options.MaxBatchSize);
         _events = new PumpEvents(_options.Name, source, _options.MeterFactory, logger ?? NullLogger.Instance);
-        Keeper = new LeaseKeeper(scheduler, LeaseKeeperOptions.For(_options), _events, OnKeeperFoundLeaseLost);
+        Keeper = new LeaseKeeper(scheduler, LeaseKeeperOptions.ForPump(_options), _events, OnKeeperFoundLeaseLost);
         _completions = _options.MaxBatchSize > 1 && source.CompletesBatchesNatively ? new CompletionBatcher(source, _options.MaxBatchSize, _events.TransportContractBroken) : null;
     }
 

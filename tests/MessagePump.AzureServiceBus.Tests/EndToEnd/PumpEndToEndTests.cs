@@ -178,7 +178,7 @@ public sealed class PumpEndToEndTests(ITestOutputHelper output)
             },
             () => queue.CompletedCount == 1,
             "the completion",
-            new MessagePumpOptions { Name = "sb-transient", EmptyReceiveDelay = TimeSpan.FromMilliseconds(50), TransientRetryDelay = TimeSpan.FromMilliseconds(100) });
+            new MessagePumpOptions { Name = "sb-transient", EmptyReceiveDelay = TimeSpan.FromMilliseconds(50), TransientRetryDelay = TimeSpan.FromMilliseconds(100), LeaseKeeper = new() { TransientRetryDelay = TimeSpan.FromMilliseconds(100) } });
 
         renewedAfterFaults.Should().BeTrue();
         stats.TransientRetries.Should().BeGreaterThanOrEqualTo(2);
@@ -240,7 +240,7 @@ public sealed class PumpEndToEndTests(ITestOutputHelper output)
             },
             () => queue.CompletedCount >= 4 && queue.LockedCount == 0 && queue.ActiveCount == 0,
             "every message completed after the restart",
-            new MessagePumpOptions { Name = "sb-outage", EmptyReceiveDelay = TimeSpan.FromMilliseconds(100), TransientRetryDelay = TimeSpan.FromMilliseconds(200) },
+            new MessagePumpOptions { Name = "sb-outage", EmptyReceiveDelay = TimeSpan.FromMilliseconds(100), TransientRetryDelay = TimeSpan.FromMilliseconds(200), LeaseKeeper = new() { TransientRetryDelay = TimeSpan.FromMilliseconds(200) } },
             whileRunning: async _ =>
             {
                 await inHandler.Task.WaitAsync(SbHarness.HangBound);

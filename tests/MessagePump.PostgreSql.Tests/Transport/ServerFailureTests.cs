@@ -69,7 +69,7 @@ public class ServerFailureTests(ITestOutputHelper output)
                 handled.AddOrUpdate(context.Message.MessageId, 1, (_, n) => n + 1);
             },
             scheduler,
-            new MessagePumpOptions { MaxInFlight = 4, EmptyReceiveDelay = TimeSpan.FromMilliseconds(100), TransientRetryDelay = TimeSpan.FromMilliseconds(200) });
+            new MessagePumpOptions { MaxInFlight = 4, EmptyReceiveDelay = TimeSpan.FromMilliseconds(100), TransientRetryDelay = TimeSpan.FromMilliseconds(200), LeaseKeeper = new() { TransientRetryDelay = TimeSpan.FromMilliseconds(200) } });
         await pump.StartAsync();
         await Bounded.UntilAsync(() => Task.FromResult(handled.Count >= 10), Bounded.Patient, "10 messages handled before the outage");
 

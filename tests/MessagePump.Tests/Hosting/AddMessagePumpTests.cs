@@ -66,8 +66,8 @@ public class AddMessagePumpTests
     {
         var queue = new InMemoryTransport().CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(5) });
 
-        var create = () => new MessagePumpHostedService(queue, (_, _) => Task.CompletedTask, new MessagePumpOptions { LockRenewalBuffer = TimeSpan.FromSeconds(5) });
+        var create = () => new MessagePumpHostedService(queue, (_, _) => Task.CompletedTask, new MessagePumpOptions { LeaseKeeper = new() { LockRenewalBuffer = TimeSpan.FromSeconds(5) } });
 
-        create.Should().Throw<ArgumentOutOfRangeException>().WithParameterName(nameof(MessagePumpOptions.LockRenewalBuffer));
+        create.Should().Throw<ArgumentOutOfRangeException>().WithParameterName("LeaseKeeper.LockRenewalBuffer");
     }
 }

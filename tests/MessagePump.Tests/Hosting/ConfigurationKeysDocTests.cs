@@ -12,12 +12,16 @@ public partial class ConfigurationKeysDocTests
     /// <summary>Set in code only: not bindable from configuration strings.</summary>
     private static readonly string[] CodeOnly = ["LeaseLane", "ProcessingLane", "ReceiveLane", "TimeProvider", "MeterFactory"];
 
+    /// <summary>Options of the pump's keeper that the pump gives it (refused when set under <c>LeaseKeeper</c>).</summary>
+    private static readonly string[] PumpGivesKeeper = ["Name", "LeaseLane", "TimeProvider", "MeterFactory"];
+
     [Fact]
     public void TheTable_ListsEveryBindableOption()
     {
-        var options = typeof(MessagePumpOptions).GetProperties().Where(p => p.CanWrite).Select(p => p.Name);
+        var pump = typeof(MessagePumpOptions).GetProperties().Where(p => p.CanWrite && p.PropertyType != typeof(LeaseKeeperOptions)).Select(p => p.Name);
+        var keeper = typeof(LeaseKeeperOptions).GetProperties().Where(p => p.CanWrite).Select(p => p.Name).Except(PumpGivesKeeper).Select(name => $"LeaseKeeper:{name}");
 
-        DocumentedKeys().Should().BeEquivalentTo(options.Except(CodeOnly));
+        DocumentedKeys().Should().BeEquivalentTo(pump.Except(CodeOnly).Concat(keeper));
     }
 
     [Fact]
@@ -26,7 +30,8 @@ public partial class ConfigurationKeysDocTests
         var values = new Dictionary<string, string?>();
         foreach (var key in DocumentedKeys())
         {
-            var type = Nullable.GetUnderlyingType(typeof(MessagePumpOptions).GetProperty(key)!.PropertyType) ?? typeof(MessagePumpOptions).GetProperty(key)!.PropertyType;
+            var property = Property(key).Property;
+            var type = Nullable.GetUnderlyingType(property.PropertyType) ?? property.PropertyType;
             values[$"P:{key}"] = type == typeof(TimeSpan) ? "00:00:02.500" : type == typeof(int) ? "3" : type == typeof(bool) ? "False" : "bound";
         }
 
@@ -38,10 +43,17 @@ public partial class ConfigurationKeysDocTests
 
         foreach (var key in DocumentedKeys())
         {
-            var value = typeof(MessagePumpOptions).GetProperty(key)!.GetValue(bound);
+            var (owner, property) = Property(key);
+            var value = property.GetValue(owner(bound));
             Convert.ToString(value, CultureInfo.InvariantCulture).Should().Be(values[$"P:{key}"] == "00:00:02.500" ? "00:00:02.5000000" : values[$"P:{key}"], key);
         }
     }
+
+    /// <summary>The property a key binds (<c>LeaseKeeper:Option</c> is an option of <see cref="MessagePumpOptions.LeaseKeeper"/>), and how to reach its owner.</summary>
+    private static (Func<MessagePumpOptions, object> Owner, System.Reflection.PropertyInfo Property) Property(string key) =>
+        key.StartsWith("LeaseKeeper:", StringComparison.Ordinal)
+            ? (o => o.LeaseKeeper, typeof(LeaseKeeperOptions).GetProperty(key["LeaseKeeper:".Length..])!)
+            : (o => o, typeof(MessagePumpOptions).GetProperty(key)!);
 
     private static List<string> DocumentedKeys()
     {
@@ -51,6 +63,6 @@ public partial class ConfigurationKeysDocTests
         return [.. KeyRow().Matches(section).Select(m => m.Groups[1].Value)];
     }
 
-    [GeneratedRegex(@"^\| `(\w+)` \|", RegexOptions.Multiline)]
+    [GeneratedRegex(@"^\| `([\w:]+)` \|", RegexOptions.Multiline)]
     private static partial Regex KeyRow();
 }

@@ -20,7 +20,7 @@ public class MessagePumpBuilderTests
         {
             ["MessagePumps:orders:MaxInFlight"] = "7",
             ["MessagePumps:orders:MaxBatchSize"] = "5",
-            ["MessagePumps:orders:LockRenewalBuffer"] = "00:00:03",
+            ["MessagePumps:orders:LeaseKeeper:LockRenewalBuffer"] = "00:00:03",
             ["MessagePumps:orders:TransientRetryDelay"] = "00:00:02",
             ["MessagePumps:orders:EmptyReceiveDelay"] = "00:00:00.050",
             ["MessagePumps:orders:ShutdownTimeout"] = "00:00:05",
@@ -36,7 +36,7 @@ public class MessagePumpBuilderTests
             Name = "orders",
             MaxInFlight = 7,
             MaxBatchSize = 5,
-            LockRenewalBuffer = TimeSpan.FromSeconds(3),
+            LeaseKeeper = new { LockRenewalBuffer = TimeSpan.FromSeconds(3) },
             TransientRetryDelay = TimeSpan.FromSeconds(2),
             EmptyReceiveDelay = TimeSpan.FromMilliseconds(50),
             ShutdownTimeout = TimeSpan.FromSeconds(5),
@@ -126,7 +126,7 @@ public class MessagePumpBuilderTests
     public async Task LockRenewalBufferNotBelowTheSourcesLock_FailsTheHostsStart_NamingThePump()
     {
         var queue = new InMemoryTransport().CreateQueue("orders", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(5) });
-        var builder = EmptyHost(new() { ["MessagePumps:orders:LockRenewalBuffer"] = "00:00:05" });
+        var builder = EmptyHost(new() { ["MessagePumps:orders:LeaseKeeper:LockRenewalBuffer"] = "00:00:05" });
         builder.Services.AddMessagePump("orders", _ => queue)
             .BindConfiguration("MessagePumps:orders")
             .WithHandler((_, _) => Task.CompletedTask);
@@ -135,7 +135,7 @@ public class MessagePumpBuilderTests
         var failure = await host.Invoking(h => h.StartAsync()).Should().ThrowAsync<InvalidOperationException>();
 
         failure.Which.Message.Should().Contain("Message pump 'orders'").And.Contain("LockRenewalBuffer");
-        failure.Which.InnerException.Should().BeOfType<ArgumentOutOfRangeException>().Which.ParamName.Should().Be("LockRenewalBuffer");
+        failure.Which.InnerException.Should().BeOfType<ArgumentOutOfRangeException>().Which.ParamName.Should().Be("LeaseKeeper.LockRenewalBuffer");
     }
 
     [Fact]

@@ -14,6 +14,7 @@ public class LeaseAndSettlementTests
         MessagePumpStatistics? stats = null;
         VirtualRun.Run(clock, async scheduler =>
         {
+            var options = new MessagePumpOptions { LeaseKeeper = new() { TransientRetryDelay = TimeSpan.FromMilliseconds(1) } };
             var pump = new PriorityMessagePump(
                 source,
                 (context, token) =>
@@ -22,7 +23,8 @@ public class LeaseAndSettlementTests
                     return Task.Delay(TimeSpan.FromSeconds(7), context.TimeProvider, token);
                 },
                 scheduler,
-                new MessagePumpOptions { TransientRetryDelay = TimeSpan.FromMilliseconds(1) });
+                options);
+            options.LeaseKeeper.TransientRetryDelay = TimeSpan.FromSeconds(2); // the pump copied its keeper's options
             await pump.StartAsync();
             await VirtualRun.WaitUntilAsync(() => queue.GetStatistics().Completed == 1, clock, TimeSpan.FromMinutes(1));
             await pump.StopAsync();

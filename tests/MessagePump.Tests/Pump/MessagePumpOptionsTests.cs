@@ -11,9 +11,15 @@ public class MessagePumpOptionsTests
         { nameof(MessagePumpOptions.MaxInFlight), o => o.MaxInFlight = -3 },
         { nameof(MessagePumpOptions.MaxBatchSize), o => o.MaxBatchSize = 0 },
         { nameof(MessagePumpOptions.MaxBatchSize), o => o.MaxBatchSize = MessagePumpOptions.MaxBatchSizeLimit + 1 },
-        { nameof(MessagePumpOptions.LockRenewalBuffer), o => o.LockRenewalBuffer = TimeSpan.Zero },
-        { nameof(MessagePumpOptions.LockRenewalBuffer), o => o.LockRenewalBuffer = TimeSpan.FromSeconds(30) },
-        { nameof(MessagePumpOptions.LockRenewalBuffer), o => o.LockRenewalBuffer = TimeSpan.FromMinutes(1) },
+        { "LeaseKeeper.LockRenewalBuffer", o => o.LeaseKeeper.LockRenewalBuffer = TimeSpan.Zero },
+        { "LeaseKeeper.LockRenewalBuffer", o => o.LeaseKeeper.LockRenewalBuffer = TimeSpan.FromSeconds(30) },
+        { "LeaseKeeper.LockRenewalBuffer", o => o.LeaseKeeper.LockRenewalBuffer = TimeSpan.FromMinutes(1) },
+        { "LeaseKeeper.MaxBatchSize", o => o.LeaseKeeper.MaxBatchSize = 0 },
+        { "LeaseKeeper.TransientRetryDelay", o => o.LeaseKeeper.TransientRetryDelay = TimeSpan.Zero },
+        { "LeaseKeeper.Name", o => o.LeaseKeeper.Name = "renewals" },
+        { "LeaseKeeper.LeaseLane", o => o.LeaseKeeper.LeaseLane = LanePriority.Processing },
+        { "LeaseKeeper.TimeProvider", o => o.LeaseKeeper.TimeProvider = new VirtualTimeProvider() },
+        { nameof(MessagePumpOptions.LeaseKeeper), o => o.LeaseKeeper = null! },
         { nameof(MessagePumpOptions.TransientRetryDelay), o => o.TransientRetryDelay = TimeSpan.Zero },
         { nameof(MessagePumpOptions.TransientRetryDelay), o => o.TransientRetryDelay = PrioritySchedulerOptions.MaxTimerDelay + TimeSpan.FromTicks(1) },
         { nameof(MessagePumpOptions.EmptyReceiveDelay), o => o.EmptyReceiveDelay = TimeSpan.FromSeconds(-1) },
@@ -62,7 +68,7 @@ public class MessagePumpOptionsTests
         Create(o => o.TimeProvider = clock).TimeProvider.Should().BeSameAs(clock, "the option replaces the scheduler's clock");
         FluentActions.Invoking(() => Create(o => o.MaxBatchSize = 1)).Should().NotThrow();
         FluentActions.Invoking(() => Create(o => o.MaxBatchSize = MessagePumpOptions.MaxBatchSizeLimit)).Should().NotThrow();
-        FluentActions.Invoking(() => Create(o => o.LockRenewalBuffer = TimeSpan.FromTicks(1))).Should().NotThrow();
+        FluentActions.Invoking(() => Create(o => o.LeaseKeeper.LockRenewalBuffer = TimeSpan.FromTicks(1))).Should().NotThrow();
         FluentActions.Invoking(() => Create(o => o.TransientRetryDelay = PrioritySchedulerOptions.MaxTimerDelay)).Should().NotThrow();
         FluentActions.Invoking(() => Create(o => o.EmptyReceiveDelay = TimeSpan.FromTicks(1))).Should().NotThrow();
         FluentActions.Invoking(() => Create(o => o.ShutdownTimeout = TimeSpan.Zero)).Should().NotThrow();
@@ -106,7 +112,7 @@ public class MessagePumpOptionsTests
         using var context = new PriorityAsyncContext();
         var queue = new InMemoryTransport().CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(30) });
 
-        var create = () => new PriorityMessagePump(queue, Handler, context, new MessagePumpOptions { LockRenewalBuffer = TimeSpan.FromSeconds(29), ShutdownTimeout = Timeout.InfiniteTimeSpan });
+        var create = () => new PriorityMessagePump(queue, Handler, context, new MessagePumpOptions { LeaseKeeper = new() { LockRenewalBuffer = TimeSpan.FromSeconds(29) }, ShutdownTimeout = Timeout.InfiniteTimeSpan });
 
         create.Should().NotThrow();
     }

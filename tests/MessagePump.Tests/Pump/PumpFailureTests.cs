@@ -128,7 +128,7 @@ public class PumpFailureTests(ITestOutputHelper output)
                     await work.RunAsync(context.TimeProvider, cancellationToken);
                 },
                 scheduler,
-                new MessagePumpOptions { TransientRetryDelay = TimeSpan.FromMilliseconds(500) },
+                new MessagePumpOptions { TransientRetryDelay = TimeSpan.FromMilliseconds(500), LeaseKeeper = new() { TransientRetryDelay = TimeSpan.FromMilliseconds(500) } },
                 logger);
             await pump.StartAsync();
             await VirtualRun.WaitUntilAsync(() => queue.GetStatistics().Completed == messages, scheduler.TimeProvider, TimeSpan.FromHours(2));

@@ -41,7 +41,7 @@ public class StopDuringSettlementTests
                     queue,
                     (context, token) => Task.Delay(work, context.TimeProvider, token),
                     scheduler,
-                    new MessagePumpOptions { MaxInFlight = 3, ShutdownTimeout = shutdownTimeout, TransientRetryDelay = TimeSpan.FromMilliseconds(200) });
+                    new MessagePumpOptions { MaxInFlight = 3, ShutdownTimeout = shutdownTimeout, TransientRetryDelay = TimeSpan.FromMilliseconds(200), LeaseKeeper = new() { TransientRetryDelay = TimeSpan.FromMilliseconds(200) } });
                 await pump.StartAsync();
                 await Task.Delay(stopAfter, scheduler.TimeProvider);
                 await pump.StopAsync();

@@ -155,7 +155,7 @@ public class TransportMisbehaviourTests
 
     /// <summary>
     /// When the keeper renews, with no latency (so the round-trip rule adds nothing): the default renews when
-    /// min(half the remaining lock, 10 s) is left; <see cref="MessagePumpOptions.LockRenewalBuffer"/> replaces that rule as set.
+    /// min(half the remaining lock, 10 s) is left; <see cref="LeaseKeeperOptions.LockRenewalBuffer"/> replaces that rule as set.
     /// </summary>
     [Theory]
     [InlineData(30, 0, 50, "20,40")]
@@ -170,7 +170,7 @@ public class TransportMisbehaviourTests
         var queue = new InMemoryTransport(clock).CreateQueue("q", new InMemoryQueueOptions { LockDuration = TimeSpan.FromSeconds(lockSeconds) });
         queue.Send(new byte[] { 1 }, "m1");
         var source = new ScriptedSource(queue);
-        var options = new MessagePumpOptions { LockRenewalBuffer = bufferSeconds == 0 ? null : TimeSpan.FromSeconds(bufferSeconds) };
+        var options = new MessagePumpOptions { LeaseKeeper = new() { LockRenewalBuffer = bufferSeconds == 0 ? null : TimeSpan.FromSeconds(bufferSeconds) } };
         DateTimeOffset started = default;
         var renewalCount = -1;
         MessagePumpStatistics? stats = null;
@@ -198,7 +198,7 @@ public class TransportMisbehaviourTests
     }
 
     /// <summary>
-    /// A renew call that keeps failing transiently is retried with backoff — <see cref="MessagePumpOptions.TransientRetryDelay"/>
+    /// A renew call that keeps failing transiently is retried with backoff — <see cref="LeaseKeeperOptions.TransientRetryDelay"/>
     /// doubled for each retry, cut to half the lock left — until a pause would be under a sixteenth of the retry delay
     /// (no tight loop as the lock runs down); the lease is lost at the instant its lock runs out (event 22, with the
     /// last failure as its cause) and the handler is canceled then.
@@ -246,7 +246,7 @@ public class TransportMisbehaviourTests
                     await Task.Delay(TimeSpan.FromMinutes(1), context.TimeProvider, token);
                 },
                 scheduler,
-                new MessagePumpOptions { Name = "renew-retries", TransientRetryDelay = TimeSpan.FromSeconds(1) },
+                new MessagePumpOptions { Name = "renew-retries", LeaseKeeper = new() { TransientRetryDelay = TimeSpan.FromSeconds(1) } },
                 logger);
             await pump.StartAsync();
             await VirtualRun.WaitUntilAsync(() => queue.GetStatistics().DeadLettered == 1, clock, TimeSpan.FromMinutes(5));

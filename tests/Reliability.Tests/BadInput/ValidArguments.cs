@@ -65,6 +65,7 @@ internal sealed class ValidArguments : IAsyncDisposable
         var t when t == typeof(PrioritySchedulerOptions) => new PrioritySchedulerOptions(),
         var t when t == typeof(PriorityTaskSchedulerOptions) => new PriorityTaskSchedulerOptions { WorkerCount = 1 },
         var t when t == typeof(MessagePumpOptions) => new MessagePumpOptions(),
+        var t when t == typeof(LeaseKeeperOptions) => new LeaseKeeperOptions(),
         var t when t == typeof(InMemoryQueueOptions) => new InMemoryQueueOptions(),
         var t when t == typeof(LaneOptions) => new LaneOptions("valid"),
         var t when t == typeof(Exception) => new InvalidOperationException("valid"),
@@ -104,7 +105,7 @@ internal sealed class ValidArguments : IAsyncDisposable
         typeof(PriorityScheduler), typeof(PriorityTaskScheduler), typeof(PriorityAsyncContext), typeof(PriorityAsyncContextThread),
         typeof(Lane), typeof(VirtualTimeProvider), typeof(TimeProvider), typeof(InMemoryTransport), typeof(InMemoryQueue),
         typeof(IMessageSource), typeof(PriorityMessagePump), typeof(PrioritySchedulerOptions), typeof(PriorityTaskSchedulerOptions),
-        typeof(MessagePumpOptions), typeof(InMemoryQueueOptions), typeof(LaneOptions), typeof(Exception), typeof(object),
+        typeof(MessagePumpOptions), typeof(LeaseKeeperOptions), typeof(InMemoryQueueOptions), typeof(LaneOptions), typeof(Exception), typeof(object),
         typeof(RejectedWorkKind), typeof(LaneAwaitable.Awaiter), typeof(InMemoryMessage), typeof(IReadOnlyList<ILeasedMessage>),
         typeof(IDictionary<string, string>), typeof(SynchronizationContext), typeof(ILeasedMessage), typeof(LeaseKeeper), typeof(LeaseHandle),
     ];

@@ -57,7 +57,7 @@ internal static class PumpStopRound
             async () =>
             {
                 var scheduler = PriorityScheduler.Current!;
-                var options = new MessagePumpOptions { MaxInFlight = maxInFlight, ShutdownTimeout = shutdownTimeout, TransientRetryDelay = retryDelay, EmptyReceiveDelay = TimeSpan.FromMilliseconds(500) };
+                var options = new MessagePumpOptions { MaxInFlight = maxInFlight, ShutdownTimeout = shutdownTimeout, TransientRetryDelay = retryDelay, LeaseKeeper = new() { TransientRetryDelay = retryDelay }, EmptyReceiveDelay = TimeSpan.FromMilliseconds(500) };
                 var first = new PriorityMessagePump(source, HandleAsync, scheduler, options);
                 await first.StartAsync();
                 await Task.Delay(stopAfter, scheduler.TimeProvider);

@@ -50,7 +50,7 @@ public static class ServiceBusPumpConsumer
             new MessagePumpOptions
             {
                 Name = "lease-simulation-servicebus",
-                LockRenewalBuffer = (settings.LeaseDuration - settings.RenewInterval) * settings.TimeScale,
+                LeaseKeeper = new() { LockRenewalBuffer = (settings.LeaseDuration - settings.RenewInterval) * settings.TimeScale },
                 EmptyReceiveDelay = settings.RenewInterval * settings.TimeScale,
                 ShutdownTimeout = TimeSpan.Zero,
             });
